@@ -1,0 +1,203 @@
+/* backends/backend.h: the interface every backend implements (internal).
+ *
+ * A backend is one const table of function pointers (kiln_backend_ops) plus
+ * its own state behind opaque handles. Core calls it; nothing else does.
+ *
+ * Rules for every slot:
+ * - Return KILN_OK or a failure status after setting the detail with
+ *   kiln_error_set() (core/error.h): the vendor call, its error name and
+ *   string, and what was being done. Never print (use core/log.h, which is
+ *   silent unless KILN_LOG asks), never abort, never exit.
+ * - Slots marked OPTIONAL may be NULL; core falls back (noted per slot).
+ * - A NULL stream means the device's default stream (created by
+ *   device_open). Work on one stream runs in order.
+ * - Thread safety: every slot may be called from several threads at once on
+ *   the same device; a backend locks whatever its vendor API requires
+ *   (e.g. an OpenCL cl_kernel's set-args + enqueue).
+ * - Byte sizes passed by core are > 0: core never allocates, copies or
+ *   launches zero bytes / zero work-items.
+ */
+#ifndef KILN_BACKENDS_BACKEND_H
+#define KILN_BACKENDS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln/kiln.h"
+
+typedef struct kiln_backend_device kiln_backend_device;
+typedef struct kiln_backend_buffer kiln_backend_buffer; /* device memory */
+typedef struct kiln_backend_stream kiln_backend_stream;
+typedef struct kiln_backend_event kiln_backend_event;
+typedef struct kiln_backend_module kiln_backend_module; /* compiled program */
+typedef struct kiln_backend_function kiln_backend_function; /* one kernel */
+
+/* What selects devices inside a backend, resolved by core from the context
+ * options and environment. */
+typedef struct kiln_backend_config {
+  const char *platform_filter; /* substring of the platform name; NULL: any */
+} kiln_backend_config;
+
+typedef enum kiln_backend_arg_kind {
+  KILN_BACKEND_ARG_BUFFER = 1, /* pointer to buffer + offset bytes */
+  KILN_BACKEND_ARG_SCALAR,     /* `size` bytes at `value`, passed by value */
+  KILN_BACKEND_ARG_LOCAL       /* `local_bytes` of work-group local memory */
+} kiln_backend_arg_kind;
+
+typedef struct kiln_backend_arg {
+  kiln_backend_arg_kind kind;
+  kiln_backend_buffer *buffer; /* BUFFER; may be NULL for an empty array */
+  uint64_t offset;             /* BUFFER: byte offset into the buffer */
+  const void *value;           /* SCALAR */
+  size_t size;                 /* SCALAR: bytes */
+  size_t local_bytes;          /* LOCAL */
+} kiln_backend_arg;
+
+/* Launch geometry, already validated by core: 1 <= work_dim <= 3, and for
+ * d < work_dim, global[d] is a nonzero multiple of local[d] (local[d] > 0).
+ * Dimensions >= work_dim hold 1. */
+typedef struct kiln_backend_launch {
+  int work_dim;
+  uint64_t global[3];
+  uint64_t local[3];
+} kiln_backend_launch;
+
+typedef struct kiln_backend_ops {
+  /* Backend name as used in KILN_BACKEND: "cuda", "hip", "opencl". */
+  const char *name;
+  /* Kernel-language prelude of this dialect (NUL-terminated source text),
+   * prepended by core to every kernel source before build. */
+  const char *prelude;
+
+  /* Loads the vendor libraries on first use (once, thread-safe) and counts
+   * the devices that match config. Never fails the process: a missing
+   * library or driver is UNAVAILABLE with each path tried and the loader's
+   * or vendor's reason; no device is UNAVAILABLE with the vendor's own
+   * error name where it has one. */
+  kiln_status (*probe)(const kiln_backend_config *config, int *device_count);
+
+  /* Properties of device `index` (after a successful probe). Must fill
+   * every field of kiln_device_info, `backend` with `name` above. */
+  kiln_status (*device_info)(const kiln_backend_config *config, int index,
+                             kiln_device_info *info);
+
+  /* Opens device `index`: context, default stream. */
+  kiln_status (*device_open)(const kiln_backend_config *config, int index,
+                             kiln_backend_device **device);
+  /* Waits for all work, frees everything device_open made. */
+  void (*device_close)(kiln_backend_device *device);
+
+  /* Device memory. Out of memory is OUT_OF_MEMORY. */
+  kiln_status (*buffer_alloc)(kiln_backend_device *device, size_t bytes,
+                              kiln_backend_buffer **buffer);
+  void (*buffer_free)(kiln_backend_device *device,
+                      kiln_backend_buffer *buffer);
+
+  /* OPTIONAL: page-locked host memory for fast, async transfers. Core falls
+   * back to malloc (and synchronous copies) when NULL. */
+  kiln_status (*host_alloc)(kiln_backend_device *device, size_t bytes,
+                            void **host);
+  void (*host_free)(kiln_backend_device *device, void *host);
+
+  /* Copies, queued on `stream`. With blocking nonzero the call returns when
+   * the copy is done; otherwise host memory must stay valid (and, for
+   * h2d, unchanged) until the stream reaches the copy. */
+  kiln_status (*copy_h2d)(kiln_backend_device *device,
+                          kiln_backend_stream *stream,
+                          kiln_backend_buffer *dst, uint64_t dst_offset,
+                          const void *src, size_t bytes, int blocking);
+  kiln_status (*copy_d2h)(kiln_backend_device *device,
+                          kiln_backend_stream *stream, void *dst,
+                          kiln_backend_buffer *src, uint64_t src_offset,
+                          size_t bytes, int blocking);
+  kiln_status (*copy_d2d)(kiln_backend_device *device,
+                          kiln_backend_stream *stream,
+                          kiln_backend_buffer *dst, uint64_t dst_offset,
+                          kiln_backend_buffer *src, uint64_t src_offset,
+                          size_t bytes);
+
+  kiln_status (*stream_create)(kiln_backend_device *device,
+                               kiln_backend_stream **stream);
+  void (*stream_destroy)(kiln_backend_device *device,
+                         kiln_backend_stream *stream);
+  kiln_status (*stream_synchronize)(kiln_backend_device *device,
+                                    kiln_backend_stream *stream);
+  /* OPTIONAL: makes `stream` wait for `event` without blocking the host.
+   * Core falls back to event_synchronize when NULL. */
+  kiln_status (*stream_wait_event)(kiln_backend_device *device,
+                                   kiln_backend_stream *stream,
+                                   kiln_backend_event *event);
+
+  /* Events that can be recorded on a stream and timed. */
+  kiln_status (*event_create)(kiln_backend_device *device,
+                              kiln_backend_event **event);
+  void (*event_destroy)(kiln_backend_device *device, kiln_backend_event *event);
+  kiln_status (*event_record)(kiln_backend_device *device,
+                              kiln_backend_event *event,
+                              kiln_backend_stream *stream);
+  kiln_status (*event_synchronize)(kiln_backend_device *device,
+                                   kiln_backend_event *event);
+  kiln_status (*event_elapsed_ms)(kiln_backend_device *device,
+                                  kiln_backend_event *start,
+                                  kiln_backend_event *end, double *ms);
+
+  /* Compiles full source (prelude included) for this device. options are
+   * extra compiler options from the user (e.g. "-DN=4"), may be NULL; the
+   * backend adds its own (target architecture, language standard).
+   * *log receives the compiler's log (malloc'd, NUL-terminated, may be
+   * empty; caller frees) on success and on failure, or NULL. A source that
+   * does not compile is KILN_ERROR_COMPILE. */
+  kiln_status (*module_build)(kiln_backend_device *device, const char *source,
+                              const char *options,
+                              kiln_backend_module **module, char **log);
+  /* OPTIONAL: the module's binary (CUBIN/PTX, code object, OpenCL program
+   * binary) for the disk cache: malloc'd copy, caller frees. */
+  kiln_status (*module_binary)(kiln_backend_device *device,
+                               kiln_backend_module *module, void **binary,
+                               size_t *size);
+  /* OPTIONAL: loads a binary from module_binary. A binary the device
+   * rejects is an error, never a crash. */
+  kiln_status (*module_load_binary)(kiln_backend_device *device,
+                                    const void *binary, size_t size,
+                                    kiln_backend_module **module);
+  void (*module_unload)(kiln_backend_device *device,
+                        kiln_backend_module *module);
+
+  /* Finds kernel `name` (an unmangled entry point) in a module. The function
+   * is valid until function_release; it does not outlive its module. */
+  kiln_status (*function_get)(kiln_backend_device *device,
+                              kiln_backend_module *module, const char *name,
+                              kiln_backend_function **function);
+  void (*function_release)(kiln_backend_device *device,
+                           kiln_backend_function *function);
+  /* Largest work-group size this kernel can launch with, and the preferred
+   * multiple (warp / wavefront / preferred work-group size multiple). */
+  kiln_status (*function_limits)(kiln_backend_device *device,
+                                 kiln_backend_function *function,
+                                 uint64_t *max_work_group_size,
+                                 uint64_t *preferred_multiple);
+
+  /* Queues one launch. args are in parameter order; SCALAR sizes are those
+   * of the kernel's parameter types. LOCAL arguments: see the prelude's
+   * KILN_LOCAL_PARAM. */
+  kiln_status (*launch)(kiln_backend_device *device,
+                        kiln_backend_stream *stream,
+                        kiln_backend_function *function,
+                        const kiln_backend_launch *launch, int nargs,
+                        const kiln_backend_arg *args);
+
+  /* OPTIONAL: compiles full source for an explicit target ("sm_90",
+   * "gfx90a") without opening a device, for CI checks on machines without
+   * that GPU. Only needs the compiler library. *log as in module_build;
+   * *binary_size receives the size of what came back (0 if nothing). */
+  kiln_status (*compile_for_target)(const char *source, const char *options,
+                                    const char *target, size_t *binary_size,
+                                    char **log);
+} kiln_backend_ops;
+
+/* Each backend exposes exactly one symbol: its ops table. */
+extern const kiln_backend_ops kiln_backend_opencl;
+extern const kiln_backend_ops kiln_backend_cuda;
+extern const kiln_backend_ops kiln_backend_hip;
+
+#endif

@@ -1,0 +1,17 @@
+/* kiln.h: the umbrella header of kiln, a C11 library for numeric kernels
+ * written once and run on CUDA, HIP or OpenCL devices chosen at run time. */
+#ifndef KILN_H
+#define KILN_H
+
+#include "kiln/status.h"
+#include "kiln/dtype.h"
+#include "kiln/context.h"
+#include "kiln/array.h"
+#include "kiln/stream.h"
+#include "kiln/kernel.h"
+
+#define KILN_VERSION_MAJOR 0
+#define KILN_VERSION_MINOR 1
+#define KILN_VERSION_PATCH 0
+
+#endif
