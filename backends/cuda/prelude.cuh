@@ -1,0 +1,103 @@
+#line 2 "backends/cuda/prelude.cuh"
+/* kiln kernel-language prelude, CUDA C++ dialect (NVRTC).
+ *
+ * Maps the kernel language's names (docs/kernel-language.md) onto CUDA.
+ * Core prepends it to every kernel, before kernels/prelude_common.kl. Only
+ * kiln_/KILN_ names, the fixed-width integer types and the -f math
+ * spellings may be defined here. NVRTC provides the math functions with
+ * float and double overloads and the -f spellings itself. */
+#define KILN_DIALECT_CUDA 1
+#define KILN_HAS_DOUBLE 1
+#define KILN_HAS_ATOMIC_INT64 1
+
+/* ---- types ----------------------------------------------------------------
+ * NVRTC defines none of these. The 64-bit ones are long long, as hiprtc and
+ * CUDA's own atomics and intrinsics use (C++ accepts a repeated typedef of
+ * the same type, should a header define them too). */
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef uint8_t kiln_bool;
+typedef int64_t kiln_index;
+
+/* ---- qualifiers ----------------------------------------------------------- */
+#define KILN_KERNEL extern "C" __global__
+#define KILN_DEVICE static __device__ __forceinline__
+#define KILN_GLOBAL
+#define KILN_LOCAL
+#define KILN_LOCAL_ARRAY(type, name, count) __shared__ type name[count]
+
+/* Dynamic local memory: the backend packs the LOCAL arguments of a launch
+ * into one dynamic shared allocation, each at a 16-byte aligned offset, and
+ * passes each parameter that offset (4 bytes, by value). */
+extern __shared__ __align__(16) unsigned char kiln_dynamic_local_memory[];
+
+template <typename T>
+struct kiln_local_param {
+  uint32_t offset;
+  __device__ __forceinline__ operator T *() const {
+    return reinterpret_cast<T *>(kiln_dynamic_local_memory + offset);
+  }
+};
+#define KILN_LOCAL_PARAM(type) kiln_local_param<type>
+
+/* ---- work-item indexing (64-bit; d outside 0..2 gives 0 for ids and 1 for
+ * sizes, as OpenCL does) ---------------------------------------------------- */
+KILN_DEVICE int64_t kiln_local_id(int d) {
+  return d == 0 ? (int64_t)threadIdx.x
+       : d == 1 ? (int64_t)threadIdx.y
+       : d == 2 ? (int64_t)threadIdx.z : 0;
+}
+KILN_DEVICE int64_t kiln_group_id(int d) {
+  return d == 0 ? (int64_t)blockIdx.x
+       : d == 1 ? (int64_t)blockIdx.y
+       : d == 2 ? (int64_t)blockIdx.z : 0;
+}
+KILN_DEVICE int64_t kiln_local_size(int d) {
+  return d == 0 ? (int64_t)blockDim.x
+       : d == 1 ? (int64_t)blockDim.y
+       : d == 2 ? (int64_t)blockDim.z : 1;
+}
+KILN_DEVICE int64_t kiln_num_groups(int d) {
+  return d == 0 ? (int64_t)gridDim.x
+       : d == 1 ? (int64_t)gridDim.y
+       : d == 2 ? (int64_t)gridDim.z : 1;
+}
+KILN_DEVICE int64_t kiln_global_id(int d) {
+  return kiln_group_id(d) * kiln_local_size(d) + kiln_local_id(d);
+}
+KILN_DEVICE int64_t kiln_global_size(int d) {
+  return kiln_num_groups(d) * kiln_local_size(d);
+}
+
+#define kiln_barrier() __syncthreads()
+
+/* ---- atomics (return the old value); shared memory uses the same
+ * instructions through generic pointers --------------------------------- */
+KILN_DEVICE int32_t kiln_atomic_add_i32(int32_t *p, int32_t v) { return atomicAdd(p, v); }
+KILN_DEVICE uint32_t kiln_atomic_add_u32(uint32_t *p, uint32_t v) { return atomicAdd(p, v); }
+KILN_DEVICE float kiln_atomic_add_f32(float *p, float v) { return atomicAdd(p, v); }
+KILN_DEVICE uint64_t kiln_atomic_add_u64(uint64_t *p, uint64_t v) { return atomicAdd(p, v); }
+KILN_DEVICE int64_t kiln_atomic_add_i64(int64_t *p, int64_t v) {
+  return (int64_t)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+KILN_DEVICE double kiln_atomic_add_f64(double *p, double v) { return atomicAdd(p, v); }
+KILN_DEVICE int32_t kiln_atomic_add_local_i32(int32_t *p, int32_t v) { return atomicAdd(p, v); }
+KILN_DEVICE uint32_t kiln_atomic_add_local_u32(uint32_t *p, uint32_t v) { return atomicAdd(p, v); }
+KILN_DEVICE float kiln_atomic_add_local_f32(float *p, float v) { return atomicAdd(p, v); }
+KILN_DEVICE uint64_t kiln_atomic_add_local_u64(uint64_t *p, uint64_t v) {
+  return atomicAdd(p, v);
+}
+KILN_DEVICE int64_t kiln_atomic_add_local_i64(int64_t *p, int64_t v) {
+  return (int64_t)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+KILN_DEVICE double kiln_atomic_add_local_f64(double *p, double v) { return atomicAdd(p, v); }
+
+/* ---- math ----------------------------------------------------------------- */
+#define KILN_INFINITY __int_as_float(0x7f800000)
+#define KILN_NAN __int_as_float(0x7fc00000)

@@ -1,0 +1,164 @@
+#line 2 "backends/opencl/prelude.cl"
+/* kiln kernel-language prelude, OpenCL C 1.2 dialect.
+ *
+ * Maps the kernel language's names (docs/kernel-language.md) onto OpenCL C.
+ * Core prepends it to every kernel, before kernels/prelude_common.kl. Only
+ * kiln_/KILN_ names, the fixed-width integer types and the -f math
+ * spellings may be defined here. */
+#define KILN_DIALECT_OPENCL 1
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define KILN_HAS_DOUBLE 1
+#endif
+
+/* ---- types ---------------------------------------------------------------- */
+typedef char int8_t;
+typedef uchar uint8_t;
+typedef short int16_t;
+typedef ushort uint16_t;
+typedef int int32_t;
+typedef uint uint32_t;
+typedef long int64_t;
+typedef ulong uint64_t;
+typedef uint8_t kiln_bool;
+typedef int64_t kiln_index;
+
+/* ---- qualifiers ----------------------------------------------------------- */
+#define KILN_KERNEL __kernel
+#define KILN_DEVICE static inline
+#define KILN_GLOBAL __global
+#define KILN_LOCAL __local
+#define KILN_LOCAL_ARRAY(type, name, count) __local type name[count]
+#define KILN_LOCAL_PARAM(type) __local type *
+
+/* ---- work-item indexing --------------------------------------------------- */
+KILN_DEVICE int64_t kiln_global_id(int d) { return (int64_t)get_global_id((uint)d); }
+KILN_DEVICE int64_t kiln_local_id(int d) { return (int64_t)get_local_id((uint)d); }
+KILN_DEVICE int64_t kiln_group_id(int d) { return (int64_t)get_group_id((uint)d); }
+KILN_DEVICE int64_t kiln_local_size(int d) { return (int64_t)get_local_size((uint)d); }
+KILN_DEVICE int64_t kiln_global_size(int d) { return (int64_t)get_global_size((uint)d); }
+KILN_DEVICE int64_t kiln_num_groups(int d) { return (int64_t)get_num_groups((uint)d); }
+
+#define kiln_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+/* ---- atomics (return the old value) --------------------------------------- */
+KILN_DEVICE int32_t kiln_atomic_add_i32(volatile __global int32_t *p, int32_t v) {
+  return atomic_add(p, v);
+}
+KILN_DEVICE uint32_t kiln_atomic_add_u32(volatile __global uint32_t *p, uint32_t v) {
+  return atomic_add(p, v);
+}
+KILN_DEVICE int32_t kiln_atomic_add_local_i32(volatile __local int32_t *p, int32_t v) {
+  return atomic_add(p, v);
+}
+KILN_DEVICE uint32_t kiln_atomic_add_local_u32(volatile __local uint32_t *p, uint32_t v) {
+  return atomic_add(p, v);
+}
+
+/* OpenCL 1.2 has no float atomics: compare-and-swap on the bits until no
+ * other work-item changed the value in between. */
+KILN_DEVICE float kiln_atomic_add_f32(volatile __global float *p, float v) {
+  volatile __global uint32_t *bits = (volatile __global uint32_t *)p;
+  uint32_t old = *bits, expected;
+  do {
+    expected = old;
+    old = atomic_cmpxchg(bits, expected, as_uint(as_float(expected) + v));
+  } while (old != expected);
+  return as_float(old);
+}
+KILN_DEVICE float kiln_atomic_add_local_f32(volatile __local float *p, float v) {
+  volatile __local uint32_t *bits = (volatile __local uint32_t *)p;
+  uint32_t old = *bits, expected;
+  do {
+    expected = old;
+    old = atomic_cmpxchg(bits, expected, as_uint(as_float(expected) + v));
+  } while (old != expected);
+  return as_float(old);
+}
+
+/* 64-bit atomics only where the device has cl_khr_int64_base_atomics. */
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define KILN_HAS_ATOMIC_INT64 1
+KILN_DEVICE uint64_t kiln_atomic_add_u64(volatile __global uint64_t *p, uint64_t v) {
+  return atom_add(p, v);
+}
+KILN_DEVICE int64_t kiln_atomic_add_i64(volatile __global int64_t *p, int64_t v) {
+  return atom_add(p, v);
+}
+KILN_DEVICE uint64_t kiln_atomic_add_local_u64(volatile __local uint64_t *p, uint64_t v) {
+  return atom_add(p, v);
+}
+KILN_DEVICE int64_t kiln_atomic_add_local_i64(volatile __local int64_t *p, int64_t v) {
+  return atom_add(p, v);
+}
+#ifdef KILN_HAS_DOUBLE
+KILN_DEVICE double kiln_atomic_add_f64(volatile __global double *p, double v) {
+  volatile __global uint64_t *bits = (volatile __global uint64_t *)p;
+  uint64_t old = *bits, expected;
+  do {
+    expected = old;
+    old = atom_cmpxchg(bits, expected, as_ulong(as_double(expected) + v));
+  } while (old != expected);
+  return as_double(old);
+}
+KILN_DEVICE double kiln_atomic_add_local_f64(volatile __local double *p, double v) {
+  volatile __local uint64_t *bits = (volatile __local uint64_t *)p;
+  uint64_t old = *bits, expected;
+  do {
+    expected = old;
+    old = atom_cmpxchg(bits, expected, as_ulong(as_double(expected) + v));
+  } while (old != expected);
+  return as_double(old);
+}
+#endif
+#endif
+
+/* ---- math ------------------------------------------------------------------
+ * OpenCL's builtins are already overloaded for float and double under the
+ * C names (sqrt, exp, isnan, ...). The C -f spellings become the overloaded
+ * builtin on a float argument, as in C. */
+#define KILN_INFINITY INFINITY
+#define KILN_NAN NAN
+
+#define sqrtf(x) sqrt((float)(x))
+#define rsqrtf(x) rsqrt((float)(x))
+#define cbrtf(x) cbrt((float)(x))
+#define expf(x) exp((float)(x))
+#define exp2f(x) exp2((float)(x))
+#define exp10f(x) exp10((float)(x))
+#define expm1f(x) expm1((float)(x))
+#define logf(x) log((float)(x))
+#define log2f(x) log2((float)(x))
+#define log10f(x) log10((float)(x))
+#define log1pf(x) log1p((float)(x))
+#define sinf(x) sin((float)(x))
+#define cosf(x) cos((float)(x))
+#define tanf(x) tan((float)(x))
+#define asinf(x) asin((float)(x))
+#define acosf(x) acos((float)(x))
+#define atanf(x) atan((float)(x))
+#define atan2f(y, x) atan2((float)(y), (float)(x))
+#define sinhf(x) sinh((float)(x))
+#define coshf(x) cosh((float)(x))
+#define tanhf(x) tanh((float)(x))
+#define asinhf(x) asinh((float)(x))
+#define acoshf(x) acosh((float)(x))
+#define atanhf(x) atanh((float)(x))
+#define powf(x, y) pow((float)(x), (float)(y))
+#define hypotf(x, y) hypot((float)(x), (float)(y))
+#define fabsf(x) fabs((float)(x))
+#define floorf(x) floor((float)(x))
+#define ceilf(x) ceil((float)(x))
+#define roundf(x) round((float)(x))
+#define truncf(x) trunc((float)(x))
+#define fmodf(x, y) fmod((float)(x), (float)(y))
+#define fminf(x, y) fmin((float)(x), (float)(y))
+#define fmaxf(x, y) fmax((float)(x), (float)(y))
+#define fmaf(x, y, z) fma((float)(x), (float)(y), (float)(z))
+#define copysignf(x, y) copysign((float)(x), (float)(y))
+#define erff(x) erf((float)(x))
+#define erfcf(x) erfc((float)(x))
+#define tgammaf(x) tgamma((float)(x))
+#define lgammaf(x) lgamma((float)(x))
