@@ -116,6 +116,31 @@ double harness_get(const void *data, kiln_dtype dtype, int64_t i) {
   }
 }
 
+char *harness_load_kernel(const char *file) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", KILN_TEST_KERNEL_DIR, file);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    harness_fail(__FILE__, __LINE__, "cannot open %s", path);
+    return NULL;
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = malloc((size_t)n + 1);
+  if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+    free(text);
+    text = NULL;
+  }
+  fclose(f);
+  if (!text) {
+    harness_fail(__FILE__, __LINE__, "cannot read %s", path);
+    return NULL;
+  }
+  text[n] = '\0';
+  return text;
+}
+
 static int name_matches(const char *name, const char *filter) {
   return !filter || strstr(name, filter) != NULL;
 }

@@ -53,6 +53,11 @@ double harness_rand_uniform(double lo, double hi); /* [lo, hi) */
  * integers in [lo, hi) truncated, bools random 0/1. Never all zeros. */
 void harness_fill_random(void *data, kiln_dtype dtype, int64_t n, double lo, double hi);
 
+/* Contents of tests/kernels/<file> (malloc'd, NUL-terminated), or NULL
+ * after recording a failure. Every kernel the suite compiles lives there, so
+ * the NVRTC/hiprtc compile checks can compile them all. */
+char *harness_load_kernel(const char *file);
+
 /* Reads element i of a host buffer of `dtype` as double. */
 double harness_get(const void *data, kiln_dtype dtype, int64_t i);
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building and testing kiln needs on Debian/Ubuntu, skipping
+# what is already there (safe to run again). Run as root (or with sudo).
+#   compiler + build:  gcc, clang, cmake, make, pkg-config
+#   OpenCL on the CPU: pocl-opencl-icd (PoCL), ocl-icd-opencl-dev (the ICD
+#                      loader libOpenCL.so.1), opencl-headers, clinfo
+#   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
+#                      device libraries; compile for AMD targets, no GPU)
+# NVRTC comes from a CUDA toolkit in /usr/local/cuda when one is installed;
+# without it the NVRTC compile check is skipped with its reason.
+set -euo pipefail
+
+packages=(gcc clang cmake make pkg-config pocl-opencl-icd ocl-icd-opencl-dev
+          opencl-headers clinfo)
+if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
+  packages+=(libamdhip64-dev rocm-device-libs)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "ci/install-deps: all packages present"
+  exit 0
+fi
+echo "ci/install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
