@@ -60,11 +60,12 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
   int64_t size;
   KILN_RETURN_IF_ERROR(kiln_shape_validate(dtype, ndim, shape, &size));
   size_t bytes = (size_t)size * kiln_dtype_size(dtype);
-  if ((uint64_t)bytes > ctx->info.global_memory && ctx->info.global_memory > 0)
+  uint64_t limit = ctx->info.max_buffer_size ? ctx->info.max_buffer_size : ctx->info.global_memory;
+  if ((uint64_t)bytes > limit && limit > 0)
     return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY,
-                          "array of %llu bytes is larger than the device's %llu bytes",
-                          (unsigned long long)bytes,
-                          (unsigned long long)ctx->info.global_memory);
+                          "array of %llu bytes is larger than the %llu bytes one buffer may "
+                          "hold on %s",
+                          (unsigned long long)bytes, (unsigned long long)limit, ctx->info.name);
   kiln_array *a = calloc(1, sizeof *a);
   kiln_buffer *b = calloc(1, sizeof *b);
   if (!a || !b) {

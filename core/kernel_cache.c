@@ -69,6 +69,9 @@ static kiln_program *cache_find(kiln_context *ctx, uint64_t hash, const char *ke
 static kiln_status program_build(kiln_context *ctx, const char *source, const char *options,
                                  const char *entry, kiln_program *p) {
   char *full = NULL, *log = NULL;
+  /* Parameters first: a type kiln cannot pass gets kiln's message whatever
+   * the dialect's compiler would say, and costs no compile. */
+  KILN_RETURN_IF_ERROR(kiln_params_parse(source, entry, &p->params, &p->nparams));
   KILN_RETURN_IF_ERROR(kiln_source_compose(ctx->ops, source, &full));
   kiln_status status = ctx->ops->module_build(ctx->device, full, options, &p->module, &log);
   free(full);
@@ -85,7 +88,6 @@ static kiln_status program_build(kiln_context *ctx, const char *source, const ch
   }
   free(log);
   KILN_RETURN_IF_ERROR(status);
-  KILN_RETURN_IF_ERROR(kiln_params_parse(source, entry, &p->params, &p->nparams));
   KILN_RETURN_IF_ERROR(ctx->ops->function_get(ctx->device, p->module, entry, &p->function));
   return ctx->ops->function_limits(ctx->device, p->function, &p->max_work_group_size,
                                    &p->preferred_multiple);

@@ -21,8 +21,10 @@ static void test_backend_listing(kiln_context *ctx) {
   int count = 0;
   CHECK_OK(kiln_backend_device_count(current_backend(ctx), NULL, &count));
   CHECK(count >= 1);
-  CHECK_STATUS(kiln_backend_device_count("bogus", NULL, &count), KILN_ERROR_NOT_FOUND);
+  int unknown = -1;
+  CHECK_STATUS(kiln_backend_device_count("bogus", NULL, &unknown), KILN_ERROR_NOT_FOUND);
   CHECK_ERROR_CONTAINS("cuda, hip, opencl");
+  CHECK(unknown == 0);
   kiln_device_info info;
   CHECK_STATUS(kiln_backend_device_info(current_backend(ctx), NULL, count, &info), KILN_ERROR_NOT_FOUND);
 }

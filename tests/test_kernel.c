@@ -185,13 +185,14 @@ static void test_view_argument(kiln_context *ctx) {
 }
 
 static void test_compile_error(kiln_context *ctx) {
-  char *source = harness_load_kernel("invalid/syntax_error.kl");
+  char *source = harness_load_kernel("invalid/missing_operand.kl");
   if (!source) return;
   kiln_kernel *k = NULL;
-  CHECK_STATUS(kiln_kernel_create(ctx, source, "syntax_error", NULL, &k), KILN_ERROR_COMPILE);
+  CHECK_STATUS(kiln_kernel_create(ctx, source, "missing_operand", NULL, &k), KILN_ERROR_COMPILE);
   CHECK(k == NULL);
   CHECK_ERROR_CONTAINS("failed to compile");
-  CHECK_ERROR_CONTAINS("   3 |   x[0] = 1.0f +;"); /* numbered source */
+  /* numbered source */
+  CHECK_ERROR_CONTAINS("   3 | KILN_KERNEL void missing_operand(KILN_GLOBAL float *x) { x[0] = 1.0f +; }");
   /* the log names the user's own line: clang "kernel:3:", NVRTC "kernel(3)" */
   CHECK_MSG(strstr(kiln_last_error(), "kernel:3:") || strstr(kiln_last_error(), "kernel(3)"),
             "log does not point at kernel line 3: %s", kiln_last_error());
@@ -350,7 +351,30 @@ static void test_threads(kiln_context *ctx) {
   }
 }
 
+/* More than 2^31 work-items in a grid-stride loop: 64-bit indices. */
+static void test_index_beyond_2_31(kiln_context *ctx) {
+  kiln_kernel *k = load(ctx, "count_beyond_2_31.kl", "count_beyond_2_31");
+  if (!k) return;
+  const int64_t extra = 1 + (int64_t)(harness_rand_u64() % 40);
+  const int64_t n = ((int64_t)1 << 31) + extra;
+  kiln_array *result = NULL;
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_UINT32, 1, (int64_t[]){2}, &result));
+  kiln_arg args[2] = {kiln_arg_int64(n), kiln_arg_array(result)};
+  kiln_device_info info;
+  kiln_context_device_info(ctx, &info);
+  /* the loop covers n whatever the grid: a few work-items per unit */
+  int64_t global = (int64_t)info.compute_units * 1024;
+  CHECK_OK(kiln_kernel_launch(k, 1, &global, NULL, 2, args, NULL));
+  uint32_t h[2];
+  CHECK_OK(kiln_array_to_host(result, h, NULL));
+  CHECK_MSG(h[0] == (uint32_t)extra, "count %u, expected %lld", h[0], (long long)extra);
+  CHECK_MSG(h[1] == (uint32_t)(extra * (extra - 1) / 2), "sum %u", h[1]);
+  kiln_array_release(result);
+  kiln_kernel_release(k);
+}
+
 static const harness_test tests[] = {
+    {"index_beyond_2_31", test_index_beyond_2_31},
     {"saxpy_sizes", test_saxpy_sizes},
     {"grid_2d", test_grid_2d},
     {"local_memory", test_local_memory},

@@ -27,6 +27,7 @@ typedef struct kiln_device_info {
   char driver_version[64];
   char architecture[64];         /* compile target, e.g. "sm_90", "gfx90a" */
   uint64_t global_memory;        /* bytes */
+  uint64_t max_buffer_size;      /* bytes one allocation may hold */
   uint64_t local_memory;         /* bytes of work-group local memory */
   uint32_t compute_units;
   uint64_t max_work_group_size;
