@@ -12,6 +12,7 @@ static void test_opencl_named(kiln_context *unused) {
   kiln_context *c = NULL;
   CHECK_STATUS(kiln_context_create(&o, &c), KILN_ERROR_UNAVAILABLE);
   CHECK(c == NULL);
+  kiln_context_release(c);
   CHECK_ERROR_CONTAINS("opencl");
   CHECK_ERROR_CONTAINS("OCL_ICD_VENDORS");
   int count = -1;
@@ -33,6 +34,7 @@ static void test_default_order(kiln_context *unused) {
   kiln_context *c = NULL;
   CHECK_STATUS(kiln_context_create(&o, &c), KILN_ERROR_UNAVAILABLE);
   CHECK(c == NULL);
+  kiln_context_release(c);
   CHECK_ERROR_CONTAINS("default='cuda,hip,opencl'");
   CHECK_ERROR_CONTAINS("- cuda: ");
   CHECK_ERROR_CONTAINS("- hip: ");
