@@ -1,0 +1,114 @@
+/* backends/gpu/gpu_binary.c: bounds checks of ELF, PTX and offload-bundle
+ * images. Fields are read byte by byte as little-endian, so unaligned
+ * images and any host byte order are fine. */
+#include "backends/gpu/gpu_binary.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#define ELF_HEADER_SIZE 64u
+#define ELF_SECTION_HEADER_SIZE 64u
+#define ELF_PROGRAM_HEADER_SIZE 56u
+#define ELF_SECTION_NOBITS 8u
+
+#define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
+#define BUNDLE_MAGIC_SIZE 24u
+
+static uint64_t read_le(const unsigned char *p, int bytes) {
+  uint64_t value = 0;
+  for (int i = bytes - 1; i >= 0; i--) value = (value << 8) | p[i];
+  return value;
+}
+
+/* Nonzero when [offset, offset + length) lies within size. */
+static int inside(uint64_t offset, uint64_t length, size_t size) {
+  return offset <= size && length <= size - offset;
+}
+
+int gpu_binary_is_elf(const void *image, size_t size) {
+  return image && size >= 4 && memcmp(image, "\x7f" "ELF", 4) == 0;
+}
+
+int gpu_binary_is_offload_bundle(const void *image, size_t size) {
+  return image && size >= BUNDLE_MAGIC_SIZE &&
+         memcmp(image, BUNDLE_MAGIC, BUNDLE_MAGIC_SIZE) == 0;
+}
+
+static kiln_status bad_elf(const char *why) {
+  return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                        "not a well-formed ELF image: %s", why);
+}
+
+kiln_status gpu_binary_check_elf(const void *image, size_t size) {
+  const unsigned char *elf = image;
+  if (!gpu_binary_is_elf(image, size)) return bad_elf("no ELF magic");
+  if (size < ELF_HEADER_SIZE) return bad_elf("shorter than its header");
+  if (elf[4] != 2) return bad_elf("not 64-bit");
+  if (elf[5] != 1) return bad_elf("not little-endian");
+  uint64_t phoff = read_le(elf + 32, 8), shoff = read_le(elf + 40, 8);
+  uint64_t phentsize = read_le(elf + 54, 2), phnum = read_le(elf + 56, 2);
+  uint64_t shentsize = read_le(elf + 58, 2), shnum = read_le(elf + 60, 2);
+  uint64_t shstrndx = read_le(elf + 62, 2);
+
+  if (shnum == 0 && shoff != 0) return bad_elf("extended section numbering");
+  if (shnum > 0) {
+    if (shentsize != ELF_SECTION_HEADER_SIZE) return bad_elf("odd section header size");
+    if (!inside(shoff, shnum * ELF_SECTION_HEADER_SIZE, size))
+      return bad_elf("section headers past the end");
+    if (shstrndx >= shnum) return bad_elf("section name table out of range");
+    for (uint64_t i = 0; i < shnum; i++) {
+      const unsigned char *section = elf + shoff + i * ELF_SECTION_HEADER_SIZE;
+      if (read_le(section + 4, 4) == ELF_SECTION_NOBITS) continue;
+      if (!inside(read_le(section + 24, 8), read_le(section + 32, 8), size))
+        return bad_elf("a section lies past the end");
+    }
+  }
+  if (phnum > 0) {
+    if (phentsize != ELF_PROGRAM_HEADER_SIZE) return bad_elf("odd program header size");
+    if (!inside(phoff, phnum * ELF_PROGRAM_HEADER_SIZE, size))
+      return bad_elf("program headers past the end");
+    for (uint64_t i = 0; i < phnum; i++) {
+      const unsigned char *segment = elf + phoff + i * ELF_PROGRAM_HEADER_SIZE;
+      if (!inside(read_le(segment + 8, 8), read_le(segment + 32, 8), size))
+        return bad_elf("a segment lies past the end");
+    }
+  }
+  if (shnum == 0 && phnum == 0) return bad_elf("no sections and no segments");
+  return KILN_OK;
+}
+
+kiln_status gpu_binary_check_text(const void *image, size_t size) {
+  if (!image || size < 2)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "empty text image");
+  if (((const unsigned char *)image)[size - 1] != '\0')
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "text image of %zu bytes does not end in a NUL byte", size);
+  return KILN_OK;
+}
+
+kiln_status gpu_binary_check_offload_bundle(const void *image, size_t size) {
+  const unsigned char *bundle = image;
+  if (!gpu_binary_is_offload_bundle(image, size) || size < BUNDLE_MAGIC_SIZE + 8)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "not an offload bundle");
+  uint64_t entries = read_le(bundle + BUNDLE_MAGIC_SIZE, 8);
+  size_t at = BUNDLE_MAGIC_SIZE + 8;
+  for (uint64_t i = 0; i < entries; i++) {
+    /* entry: offset, size, triple size (8 bytes each), triple */
+    if (!inside(at, 24, size))
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "offload bundle entry %llu past the end",
+                            (unsigned long long)i);
+    uint64_t offset = read_le(bundle + at, 8), length = read_le(bundle + at + 8, 8);
+    uint64_t triple = read_le(bundle + at + 16, 8);
+    if (!inside(at + 24, triple, size) || !inside(offset, length, size))
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "offload bundle entry %llu past the end",
+                            (unsigned long long)i);
+    if (length > 0)
+      KILN_RETURN_IF_ERROR(gpu_binary_check_elf(bundle + offset, (size_t)length));
+    at += 24 + (size_t)triple;
+  }
+  return KILN_OK;
+}

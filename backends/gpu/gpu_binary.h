@@ -1,0 +1,34 @@
+/* backends/gpu/gpu_binary.h: structural checks of kernel images before a
+ * driver parses them (internal).
+ *
+ * cuModuleLoadData and hipModuleLoadData take no size: a truncated or
+ * corrupt image (say, a damaged disk-cache entry) would make the driver read
+ * past the end. These checks make sure every header, section and segment
+ * the image claims lies inside the bytes given; they do not judge whether
+ * the code is right for the device (the driver does). Each returns KILN_OK
+ * or INVALID_ARGUMENT with the reason. */
+#ifndef KILN_BACKENDS_GPU_BINARY_H
+#define KILN_BACKENDS_GPU_BINARY_H
+
+#include <stddef.h>
+
+#include "kiln/status.h"
+
+/* Nonzero when image starts with the ELF magic. */
+int gpu_binary_is_elf(const void *image, size_t size);
+
+/* A 64-bit little-endian ELF file whose program and section headers, and
+ * the contents they point at, lie within size. */
+kiln_status gpu_binary_check_elf(const void *image, size_t size);
+
+/* Text (PTX) that ends in a NUL byte within size. */
+kiln_status gpu_binary_check_text(const void *image, size_t size);
+
+/* A clang offload bundle ("__CLANG_OFFLOAD_BUNDLE__") whose entries lie
+ * within size and each hold a well-formed ELF (or nothing). */
+kiln_status gpu_binary_check_offload_bundle(const void *image, size_t size);
+
+/* Nonzero when image starts with the offload-bundle magic. */
+int gpu_binary_is_offload_bundle(const void *image, size_t size);
+
+#endif

@@ -1,0 +1,146 @@
+/* backends/gpu/gpu_runtime.h: the vendor-neutral driver table behind the CUDA
+ * and HIP backends (internal to backends/gpu, cuda and hip).
+ *
+ * How much is shared. The CUDA Driver API and the HIP runtime mirror each
+ * other call for call, so everything that is logic lives once, here in
+ * backends/gpu/:
+ *   - gpu_device.c   probe, device_info, device_open/close (limits cached)
+ *   - gpu_memory.c   buffers, pinned host memory, h2d/d2h/d2d copies
+ *                    (bounds checks, stream choice, blocking = async + sync)
+ *   - gpu_stream.c   streams and timed events
+ *   - gpu_module.c   build/load/unload, binaries for the disk cache,
+ *                    kernels and their limits
+ *   - gpu_launch.c   grid computation, argument packing (BUFFER as a device
+ *                    address, SCALAR by value, LOCAL as 16-byte aligned
+ *                    4-byte offsets into dynamic shared memory), opting in
+ *                    to more than the default shared memory
+ *   - gpu_binary.c   sanity checks of ELF / PTX images before a driver
+ *                    parses them; gpu_options.c splits user options;
+ *                    gpu_library.c opens vendor libraries with a record of
+ *                    each path tried.
+ * Each of the two backends keeps only what differs between the vendors:
+ * its own type declarations and X-macro symbol tables, loading its
+ * libraries, naming its errors (one macro turning a vendor code into a
+ * kiln_status), the compiler (NVRTC / hiprtc, with the target choice), one
+ * small wrapper per driver call that fills the table below, and its ops
+ * table (backends/<name>/<name>_backend.c), most of whose slots point
+ * straight at the shared functions of gpu_backend.h.
+ *
+ * Every function returns KILN_OK or a failure status whose detail
+ * (kiln_error_set) names the vendor call and the vendor's error name and
+ * string; the shared layer then prefixes what it was doing. Calls that act
+ * on a device run between context_enter and context_leave on the calling
+ * thread. Handles are opaque pointers; device memory is a 64-bit address.
+ */
+#ifndef KILN_BACKENDS_GPU_RUNTIME_H
+#define KILN_BACKENDS_GPU_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln/kiln.h"
+
+typedef uint64_t gpu_address; /* CUdeviceptr / hipDeviceptr_t bits */
+typedef void *gpu_context;    /* CUcontext; unused by HIP (NULL) */
+typedef void *gpu_stream;
+typedef void *gpu_event;
+typedef void *gpu_module;
+typedef void *gpu_function;
+
+typedef enum gpu_device_attribute {
+  GPU_DEVICE_COMPUTE_UNITS = 1,         /* multiprocessors / CUs */
+  GPU_DEVICE_MAX_THREADS_PER_BLOCK,
+  GPU_DEVICE_MAX_SHARED_PER_BLOCK,       /* usable without opting in */
+  GPU_DEVICE_MAX_SHARED_PER_BLOCK_OPTIN, /* usable after opting in */
+  GPU_DEVICE_WARP_SIZE
+} gpu_device_attribute;
+
+typedef enum gpu_function_attribute {
+  GPU_FUNCTION_MAX_THREADS_PER_BLOCK = 1,
+  GPU_FUNCTION_STATIC_SHARED_BYTES
+} gpu_function_attribute;
+
+typedef struct gpu_runtime {
+  const char *name;     /* backend name: "cuda", "hip" */
+  const char *vendor;   /* kiln_device_info.vendor */
+  const char *platform; /* kiln_device_info.platform */
+
+  /* Loads the runtime and compiler libraries (once, thread-safe; every
+   * later call reports the same outcome). UNAVAILABLE with each path tried
+   * and the loader's reason. */
+  kiln_status (*load)(void);
+  /* Number of devices; a runtime that reports none (or an error such as
+   * "no device") is UNAVAILABLE naming the vendor's error. */
+  kiln_status (*device_count)(int *count);
+  kiln_status (*device_name)(int ordinal, char *name, size_t size);
+  kiln_status (*device_total_memory)(int ordinal, uint64_t *bytes);
+  kiln_status (*device_attribute)(int ordinal, gpu_device_attribute attribute,
+                                  int *value);
+  /* The compile target of the device ("sm_90", "gfx90a:sramecc+:xnack-"). */
+  kiln_status (*device_architecture)(int ordinal, char *architecture,
+                                     size_t size);
+  /* Driver / runtime / compiler versions in one line. */
+  kiln_status (*versions)(char *text, size_t size);
+
+  /* Per-device context (CUDA: the retained primary context). enter makes it
+   * current on the calling thread; leave restores the previous state. */
+  kiln_status (*context_open)(int ordinal, gpu_context *context);
+  void (*context_close)(int ordinal, gpu_context context);
+  kiln_status (*context_enter)(int ordinal, gpu_context context);
+  void (*context_leave)(gpu_context context);
+  /* Waits for all work of the current context / device. */
+  kiln_status (*context_synchronize)(void);
+
+  kiln_status (*memory_alloc)(size_t bytes, gpu_address *address);
+  kiln_status (*memory_free)(gpu_address address);
+  kiln_status (*host_alloc)(size_t bytes, void **host);
+  kiln_status (*host_free)(void *host);
+  /* Copies queued on stream (never NULL here). */
+  kiln_status (*copy_h2d)(gpu_address dst, const void *src, size_t bytes,
+                          gpu_stream stream);
+  kiln_status (*copy_d2h)(void *dst, gpu_address src, size_t bytes,
+                          gpu_stream stream);
+  kiln_status (*copy_d2d)(gpu_address dst, gpu_address src, size_t bytes,
+                          gpu_stream stream);
+
+  /* Streams never synchronise with the legacy default stream. */
+  kiln_status (*stream_create)(gpu_stream *stream);
+  kiln_status (*stream_destroy)(gpu_stream stream);
+  kiln_status (*stream_synchronize)(gpu_stream stream);
+  kiln_status (*stream_wait_event)(gpu_stream stream, gpu_event event);
+  /* Events record timing. */
+  kiln_status (*event_create)(gpu_event *event);
+  kiln_status (*event_destroy)(gpu_event event);
+  kiln_status (*event_record)(gpu_event event, gpu_stream stream);
+  kiln_status (*event_synchronize)(gpu_event event);
+  kiln_status (*event_elapsed_ms)(gpu_event start, gpu_event end, float *ms);
+
+  /* Compiles full source for `architecture` (from device_architecture).
+   * *binary (malloc'd, caller frees) is what module_load takes; *log as in
+   * backend.h's module_build. Needs no context. */
+  kiln_status (*compile)(const char *architecture, const char *source,
+                         const char *options, void **binary, size_t *size,
+                         char **log);
+  /* INVALID_ARGUMENT unless binary looks like something module_load can
+   * parse without reading past size (it takes no size). */
+  kiln_status (*binary_check)(const void *binary, size_t size);
+  kiln_status (*module_load)(const void *binary, gpu_module *module);
+  kiln_status (*module_unload)(gpu_module module);
+  /* NOT_FOUND when the module has no kernel of that name. */
+  kiln_status (*module_function)(gpu_module module, const char *name,
+                                 gpu_function *function);
+  kiln_status (*function_attribute)(gpu_function function,
+                                    gpu_function_attribute attribute,
+                                    int *value);
+  /* OPTIONAL (NULL when the vendor needs no opt-in): allows `bytes` of
+   * dynamic shared memory beyond GPU_DEVICE_MAX_SHARED_PER_BLOCK. */
+  kiln_status (*function_set_max_dynamic_shared)(gpu_function function,
+                                                 int bytes);
+  /* params: one pointer per kernel parameter to its value. */
+  kiln_status (*launch)(gpu_function function, const unsigned int grid[3],
+                        const unsigned int block[3],
+                        unsigned int shared_bytes, gpu_stream stream,
+                        void **params);
+} gpu_runtime;
+
+#endif
