@@ -1,0 +1,13 @@
+/* backends/cuda/cuda_backend.h: the CUDA backend's pieces that other files
+ * of backends/cuda reach (internal). Outside backends/cuda only the ops
+ * table kiln_backend_cuda (backend.h) exists. */
+#ifndef KILN_BACKENDS_CUDA_BACKEND_H
+#define KILN_BACKENDS_CUDA_BACKEND_H
+
+#include "backends/gpu/gpu_runtime.h"
+
+/* The CUDA Driver API + NVRTC behind the shared GPU layer
+ * (cuda_runtime.c). */
+extern const gpu_runtime kiln_cuda_gpu;
+
+#endif
