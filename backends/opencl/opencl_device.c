@@ -4,7 +4,11 @@
  * Devices are numbered across the platforms that pass the filter, in the
  * order the ICD loader lists them, counting only devices kiln can use
  * (available, with a compiler, OpenCL 1.2 or later). Every call enumerates
- * afresh: the order is stable and there is nothing to keep in sync. */
+ * afresh: the order is stable and there is nothing to keep in sync.
+ *
+ * The platform filter is a case-insensitive substring of the platform's name
+ * or of its vendor: PoCL's name is "Portable Computing Language" and only its
+ * vendor ("The pocl project") says "pocl", the spelling users type. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +108,7 @@ static void explain_no_platform(kiln_strbuf *message) {
                       "OCL_ICD_VENDORS names",
                       kiln_opencl_library_path());
   if (vendors) kiln_strbuf_appendf(message, " (OCL_ICD_VENDORS=%s here)", vendors);
-  if (filenames) kiln_strbuf_appendf(message, "; OCL_ICD_FILENAMES=%s", filenames);
+  if (filenames && filenames[0]) kiln_strbuf_appendf(message, "; OCL_ICD_FILENAMES=%s", filenames);
   kiln_strbuf_append(message, "; install an OpenCL driver (e.g. pocl-opencl-icd for the CPU)");
 }
 

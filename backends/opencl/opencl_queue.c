@@ -151,6 +151,8 @@ static kiln_status marker_time(kiln_backend_device *device, cl_event e, cl_ulong
                       "reading the time of an event (CL_PROFILING_COMMAND_END)");
 }
 
+/* Waits for both events (CUDA would answer "not ready"; OpenCL has no
+ * profiling data before completion), then reports end - start. */
 kiln_status kiln_opencl_event_elapsed_ms(kiln_backend_device *device,
                                          kiln_backend_event *start,
                                          kiln_backend_event *end, double *ms) {
