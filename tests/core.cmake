@@ -7,3 +7,4 @@ kiln_conformance_test(context SOURCES test_context.c)
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-icd-vendors)
 kiln_conformance_test(no_driver SOURCES test_no_driver.c NO_BACKEND
   ENV "OCL_ICD_VENDORS=${CMAKE_CURRENT_BINARY_DIR}/no-icd-vendors;OCL_ICD_FILENAMES=")
+kiln_conformance_test(random_host SOURCES test_random_host.c NO_BACKEND)
