@@ -622,7 +622,7 @@ static void *launch_repeatedly(void *p) {
  * buffer: arguments must not cross between threads. */
 static void test_concurrent_launches(kiln_context *ctx) {
   (void)ctx;
-  enum { THREADS = 4, LAUNCHES = 40, N = 256 };
+  enum { THREADS = 8, LAUNCHES = 400, N = 256 };
   kiln_backend_device *device = open_device();
   if (!device) return;
   kiln_backend_module *module = build_test_program(device);
