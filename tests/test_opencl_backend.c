@@ -314,7 +314,9 @@ static void test_pinned_host_memory(kiln_context *ctx) {
   CHECK_OK(ops->copy_d2h(device, stream, down, buffer, 0, n, 0));
   CHECK_OK(ops->stream_synchronize(device, stream));
   CHECK(memcmp(up, down, n) == 0);
-  CHECK_STATUS(ops->host_alloc(device, 0, (void **)&down), KILN_ERROR_INVALID_ARGUMENT);
+  void *none = &none;
+  CHECK_STATUS(ops->host_alloc(device, 0, &none), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(none == NULL);
 cleanup:
   ops->stream_destroy(device, stream);
   ops->buffer_free(device, buffer);
