@@ -8,3 +8,10 @@ file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-icd-vendors)
 kiln_conformance_test(no_driver SOURCES test_no_driver.c NO_BACKEND
   ENV "OCL_ICD_VENDORS=${CMAKE_CURRENT_BINARY_DIR}/no-icd-vendors;OCL_ICD_FILENAMES=")
 kiln_conformance_test(random_host SOURCES test_random_host.c NO_BACKEND)
+# Every kernel of the suite and every built-in kernel, compiled for GPU
+# targets this machine lacks (skipped with the reason when the compiler
+# library is absent).
+kiln_conformance_test(nvrtc_compile SOURCES test_compile_check.c INTERNAL NO_BACKEND
+  LABELS compile-check ENV "KILN_CHECK_BACKEND=cuda;KILN_CHECK_TARGETS=sm_80,sm_90")
+kiln_conformance_test(hiprtc_compile SOURCES test_compile_check.c INTERNAL NO_BACKEND
+  LABELS compile-check ENV "KILN_CHECK_BACKEND=hip;KILN_CHECK_TARGETS=gfx90a,gfx1030")
