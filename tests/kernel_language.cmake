@@ -1,0 +1,7 @@
+# Conformance tests of the kernel language (docs/kernel-language.md): every
+# name of the preludes run on the device against host references. The
+# kernels are files under tests/kernels (those under tests/kernels/invalid
+# must fail to compile).
+kiln_conformance_test(kernel_language SOURCES test_kernel_language.c)
+target_compile_definitions(test_kernel_language PRIVATE
+  KILN_TEST_KERNEL_DIR="${CMAKE_CURRENT_SOURCE_DIR}/kernels")
