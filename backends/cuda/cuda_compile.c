@@ -211,6 +211,8 @@ kiln_status cuda_compile(const char *architecture, const char *source,
   *binary = NULL;
   *size = 0;
   if (log) *log = NULL;
+  const cuda_nvrtc_symbols *nvrtc = NULL;
+  KILN_RETURN_IF_ERROR(cuda_nvrtc_load(&nvrtc));
   KILN_RETURN_IF_ERROR(target_for_device(architecture, &target));
   return nvrtc_build(source, options, &target, binary, size, log);
 }

@@ -1,9 +1,10 @@
 /* backends/gpu/gpu_binary.c: bounds checks of ELF, PTX and offload-bundle
- * images. Fields are read byte by byte as little-endian, so unaligned
+ * images, and the checksummed envelope of cached binaries. Fields are read byte by byte as little-endian, so unaligned
  * images and any host byte order are fine. */
 #include "backends/gpu/gpu_binary.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -110,5 +111,90 @@ kiln_status gpu_binary_check_offload_bundle(const void *image, size_t size) {
       KILN_RETURN_IF_ERROR(gpu_binary_check_elf(bundle + offset, (size_t)length));
     at += 24 + (size_t)triple;
   }
+  return KILN_OK;
+}
+
+#define ENVELOPE_MAGIC "KILNGPU1"
+#define ENVELOPE_BACKEND_SIZE 16u
+#define ENVELOPE_ARCH_SIZE 64u
+/* magic, payload size, hash, backend, architecture */
+#define ENVELOPE_HEADER_SIZE (8u + 8u + 8u + ENVELOPE_BACKEND_SIZE + ENVELOPE_ARCH_SIZE)
+
+static uint64_t fnv1a64(const unsigned char *data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; i++) hash = (hash ^ data[i]) * 0x100000001b3ull;
+  return hash;
+}
+
+static void write_le(unsigned char *p, uint64_t value) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(value >> (8 * i));
+}
+
+/* Copies text into a NUL-padded field; INTERNAL when it does not fit. */
+static kiln_status write_field(unsigned char *field, size_t size, const char *text) {
+  size_t length = strlen(text);
+  if (length >= size)
+    return kiln_error_set(KILN_ERROR_INTERNAL, "\"%s\" too long for a binary header", text);
+  memset(field, 0, size);
+  memcpy(field, text, length);
+  return KILN_OK;
+}
+
+kiln_status gpu_envelope_wrap(const char *backend, const char *architecture,
+                              const void *payload, size_t size, void **envelope,
+                              size_t *envelope_size) {
+  *envelope = NULL;
+  *envelope_size = 0;
+  if (size > SIZE_MAX - ENVELOPE_HEADER_SIZE)
+    return kiln_error_set(KILN_ERROR_OUT_OF_RANGE, "binary too large");
+  unsigned char *out = malloc(ENVELOPE_HEADER_SIZE + size);
+  if (!out)
+    return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY,
+                          "out of host memory for a binary of %zu bytes", size);
+  memcpy(out, ENVELOPE_MAGIC, 8);
+  write_le(out + 8, size);
+  write_le(out + 16, fnv1a64(payload, size));
+  kiln_status status = write_field(out + 24, ENVELOPE_BACKEND_SIZE, backend);
+  if (status == KILN_OK)
+    status = write_field(out + 24 + ENVELOPE_BACKEND_SIZE, ENVELOPE_ARCH_SIZE, architecture);
+  if (status != KILN_OK) {
+    free(out);
+    return status;
+  }
+  memcpy(out + ENVELOPE_HEADER_SIZE, payload, size);
+  *envelope = out;
+  *envelope_size = ENVELOPE_HEADER_SIZE + size;
+  return KILN_OK;
+}
+
+kiln_status gpu_envelope_open(const char *backend, const char *architecture,
+                              const void *envelope, size_t size,
+                              const void **payload, size_t *payload_size) {
+  const unsigned char *in = envelope;
+  *payload = NULL;
+  *payload_size = 0;
+  if (!in || size < ENVELOPE_HEADER_SIZE || memcmp(in, ENVELOPE_MAGIC, 8) != 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "not a kiln GPU binary (no " ENVELOPE_MAGIC " header)");
+  uint64_t length = read_le(in + 8, 8);
+  if (length != size - ENVELOPE_HEADER_SIZE)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "binary truncated or padded: header says %llu bytes, %zu follow",
+                          (unsigned long long)length, size - ENVELOPE_HEADER_SIZE);
+  char field_backend[ENVELOPE_BACKEND_SIZE + 1], field_arch[ENVELOPE_ARCH_SIZE + 1];
+  memcpy(field_backend, in + 24, ENVELOPE_BACKEND_SIZE);
+  field_backend[ENVELOPE_BACKEND_SIZE] = '\0';
+  memcpy(field_arch, in + 24 + ENVELOPE_BACKEND_SIZE, ENVELOPE_ARCH_SIZE);
+  field_arch[ENVELOPE_ARCH_SIZE] = '\0';
+  if (strcmp(field_backend, backend) != 0 || strcmp(field_arch, architecture) != 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "binary built for %s %s, not for this %s %s", field_backend,
+                          field_arch, backend, architecture);
+  const unsigned char *body = in + ENVELOPE_HEADER_SIZE;
+  if (fnv1a64(body, (size_t)length) != read_le(in + 16, 8))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "binary damaged: its checksum does not match");
+  *payload = body;
+  *payload_size = (size_t)length;
   return KILN_OK;
 }

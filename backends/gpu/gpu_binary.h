@@ -1,5 +1,6 @@
 /* backends/gpu/gpu_binary.h: structural checks of kernel images before a
- * driver parses them (internal).
+ * driver parses them, and the envelope around binaries handed out for the
+ * disk cache (internal).
  *
  * cuModuleLoadData and hipModuleLoadData take no size: a truncated or
  * corrupt image (say, a damaged disk-cache entry) would make the driver read
@@ -30,5 +31,22 @@ kiln_status gpu_binary_check_offload_bundle(const void *image, size_t size);
 
 /* Nonzero when image starts with the offload-bundle magic. */
 int gpu_binary_is_offload_bundle(const void *image, size_t size);
+
+/* The envelope module_binary hands out: a header with a magic, the
+ * payload's size and FNV-1a 64 hash, the backend and the architecture it
+ * was built for, then the payload (the CUBIN / PTX / code object). Damage
+ * or a binary of another backend or device is then an INVALID_ARGUMENT
+ * naming what differs, before any driver sees the bytes. */
+
+/* *envelope (malloc'd, caller frees) wraps payload. */
+kiln_status gpu_envelope_wrap(const char *backend, const char *architecture,
+                              const void *payload, size_t size, void **envelope,
+                              size_t *envelope_size);
+
+/* Checks envelope against backend and architecture and points *payload
+ * into it. */
+kiln_status gpu_envelope_open(const char *backend, const char *architecture,
+                              const void *envelope, size_t size,
+                              const void **payload, size_t *payload_size);
 
 #endif

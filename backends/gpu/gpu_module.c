@@ -1,9 +1,12 @@
 /* backends/gpu/gpu_module.c: building and loading modules, finding kernels,
  * shared by the CUDA and HIP backends. A module keeps the image it was
- * loaded from, so module_binary can hand it to the disk cache. */
+ * loaded from, so module_binary can hand it to the disk cache, wrapped in a
+ * checksummed envelope naming the backend and architecture (gpu_binary.h)
+ * that module_load_binary checks before any driver parses the image. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/gpu/gpu_binary.h"
 #include "backends/gpu/gpu_internal.h"
 #include "core/log.h"
 
@@ -59,40 +62,42 @@ kiln_status gpu_module_build(kiln_backend_device *device, const char *source,
 kiln_status gpu_module_binary(kiln_backend_device *device,
                               kiln_backend_module *module, void **binary,
                               size_t *size) {
-  KILN_CHECK_ARG(device);
-  KILN_CHECK_ARG(module);
   KILN_CHECK_ARG(binary);
   KILN_CHECK_ARG(size);
   *binary = NULL;
   *size = 0;
-  void *copy = malloc(module->binary_size);
-  if (!copy)
-    return gpu_error_context(
-        device, kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory"),
-        "copying a module binary of %zu bytes", module->binary_size);
-  memcpy(copy, module->binary, module->binary_size);
-  *binary = copy;
-  *size = module->binary_size;
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(module);
+  kiln_status status =
+      gpu_envelope_wrap(device->runtime->name, device->architecture, module->binary,
+                        module->binary_size, binary, size);
+  if (status != KILN_OK)
+    return gpu_error_context(device, status, "copying a module binary of %zu bytes",
+                             module->binary_size);
   return KILN_OK;
 }
 
 kiln_status gpu_module_load_binary(kiln_backend_device *device,
                                    const void *binary, size_t size,
                                    kiln_backend_module **out) {
-  KILN_CHECK_ARG(device);
-  KILN_CHECK_ARG(binary);
   KILN_CHECK_ARG(out);
   *out = NULL;
-  kiln_status status = device->runtime->binary_check(binary, size);
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(binary);
+  const void *payload = NULL;
+  size_t payload_size = 0;
+  kiln_status status = gpu_envelope_open(device->runtime->name, device->architecture,
+                                         binary, size, &payload, &payload_size);
+  if (status == KILN_OK) status = device->runtime->binary_check(payload, payload_size);
   if (status != KILN_OK)
     return gpu_error_context(device, status, "loading a binary of %zu bytes", size);
-  void *copy = malloc(size);
+  void *copy = malloc(payload_size);
   if (!copy)
     return gpu_error_context(
         device, kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory"),
         "loading a binary of %zu bytes", size);
-  memcpy(copy, binary, size);
-  status = load_owned(device, copy, size, out);
+  memcpy(copy, payload, payload_size);
+  status = load_owned(device, copy, payload_size, out);
   if (status != KILN_OK)
     return gpu_error_context(device, status, "loading a binary of %zu bytes", size);
   return KILN_OK;
