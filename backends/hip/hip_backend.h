@@ -1,0 +1,12 @@
+/* backends/hip/hip_backend.h: the HIP backend's pieces that other files of
+ * backends/hip reach (internal). Outside backends/hip only the ops table
+ * kiln_backend_hip (backend.h) exists. */
+#ifndef KILN_BACKENDS_HIP_BACKEND_H
+#define KILN_BACKENDS_HIP_BACKEND_H
+
+#include "backends/gpu/gpu_runtime.h"
+
+/* The HIP runtime + hiprtc behind the shared GPU layer (hip_runtime.c). */
+extern const gpu_runtime kiln_hip_gpu;
+
+#endif
