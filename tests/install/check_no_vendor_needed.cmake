@@ -1,0 +1,17 @@
+# Fails when libkiln.so has a DT_NEEDED entry for a vendor library: every
+# vendor library must be loaded at run time with dlopen.
+execute_process(COMMAND readelf -d ${LIBRARY} OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "readelf -d ${LIBRARY} failed")
+endif()
+string(REGEX MATCHALL "NEEDED[^\n]*" needed "${dynamic}")
+message("${LIBRARY}:")
+foreach(line ${needed})
+  message("  ${line}")
+endforeach()
+foreach(vendor OpenCL cuda nvrtc amdhip64 hiprtc)
+  if(dynamic MATCHES "NEEDED[^\n]*lib${vendor}")
+    message(FATAL_ERROR "libkiln.so links lib${vendor} at load time")
+  endif()
+endforeach()
+message("no vendor library among them")
