@@ -1166,6 +1166,33 @@ static void test_device_function(kiln_context *ctx) {
   for (int k = 0; k < 4; k++) free(host[k]);
 }
 
+static void test_constant_table(kiln_context *ctx) {
+  static const float weights[5] = {0.5f, -1.25f, 2.0f, 3.5f, -0.75f};
+  static const int32_t offsets[5] = {7, -3, 11, 0, 42};
+  const int64_t n = 1001;
+  kiln_kernel *kernel = load_kernel(ctx, "constant_table.kl", "constant_table");
+  float *x = malloc((size_t)n * sizeof *x);
+  harness_fill_random(x, KILN_FLOAT32, n, -10, 10);
+  kiln_array *arrays[2] = {upload(ctx, KILN_FLOAT32, n, x), zeros(ctx, KILN_FLOAT32, n)};
+  if (kernel && arrays[0] && arrays[1]) {
+    kiln_arg args[] = {kiln_arg_array(arrays[0]), kiln_arg_array(arrays[1]), kiln_arg_int64(n)};
+    CHECK_OK(kiln_kernel_launch(kernel, 1, &n, NULL, 3, args, NULL));
+    float *out = download(arrays[1]);
+    int errors = 0;
+    for (int64_t i = 0; out && i < n; i++) {
+      /* one rounding of the product and one of the sum, or a fused one */
+      double expected = (double)weights[i % 5] * x[i] + offsets[i % 5];
+      if (!(fabs(out[i] - expected) <= 2 * FLT_EPSILON * (fabs(expected) + 1)) && errors++ < 5)
+        harness_fail(__FILE__, __LINE__, "element %lld: %.9g, expected %.9g", (long long)i,
+                     out[i], expected);
+    }
+    free(out);
+  }
+  release_arrays(arrays, 2);
+  kiln_kernel_release(kernel);
+  free(x);
+}
+
 /* Nonzero when some line of `text` starts (after spaces) with the number
  * `line` and contains `needle`: the numbered source. */
 static int has_numbered_line(const char *text, int line, const char *needle) {
@@ -1227,6 +1254,7 @@ static const harness_test tests[] = {
     {"rng_f32", test_rng_f32},
     {"rng_f64", test_rng_f64},
     {"device_function", test_device_function},
+    {"constant_table", test_constant_table},
     {"compile_error", test_compile_error},
     {0}};
 

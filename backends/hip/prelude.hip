@@ -31,6 +31,8 @@ typedef int64_t kiln_index;
 #define KILN_DEVICE static __device__ __forceinline__
 #define KILN_GLOBAL
 #define KILN_LOCAL
+/* file-scope read-only tables: KILN_CONSTANT const float t[] = {...}; */
+#define KILN_CONSTANT __constant__
 #define KILN_LOCAL_ARRAY(type, name, count) __shared__ type name[count]
 
 /* Dynamic local memory: the backend packs the LOCAL arguments of a launch

@@ -29,6 +29,8 @@ typedef int64_t kiln_index;
 #define KILN_DEVICE static inline
 #define KILN_GLOBAL __global
 #define KILN_LOCAL __local
+/* file-scope read-only tables: KILN_CONSTANT const float t[] = {...}; */
+#define KILN_CONSTANT __constant
 #define KILN_LOCAL_ARRAY(type, name, count) __local type name[count]
 #define KILN_LOCAL_PARAM(type) __local type *
 
