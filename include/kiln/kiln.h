@@ -9,6 +9,7 @@
 #include "kiln/array.h"
 #include "kiln/stream.h"
 #include "kiln/kernel.h"
+#include "kiln/ufunc.h"
 #include "kiln/random.h"
 
 #define KILN_VERSION_MAJOR 0
