@@ -52,6 +52,7 @@ static int parse_index(const char *text, int *out) {
 }
 
 static kiln_status selection_resolve(const kiln_context_options *o, selection *s) {
+  memset(s, 0, sizeof *s);
   kiln_log_level level;
   if (o->use_environment) KILN_RETURN_IF_ERROR(kiln_log_level_from_env(&level));
 
@@ -165,7 +166,7 @@ kiln_status kiln_context_create(const kiln_context_options *options, kiln_contex
     kiln_context_options_init(&defaults);
     options = &defaults;
   }
-  selection s;
+  selection s = {0};
   KILN_RETURN_IF_ERROR(selection_resolve(options, &s));
   const kiln_backend_ops *list[8];
   int count = 0;
