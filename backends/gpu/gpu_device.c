@@ -42,6 +42,8 @@ kiln_status gpu_probe(const gpu_runtime *runtime,
     return kiln_error_set(KILN_ERROR_UNAVAILABLE,
                           "%s: the driver loaded but reports no device",
                           runtime->name);
+  /* a device kiln cannot compile for is of no use: let selection move on */
+  KILN_RETURN_IF_ERROR(runtime->load_compiler());
   *device_count = count;
   return KILN_OK;
 }
@@ -86,6 +88,8 @@ static kiln_status fill_info(const gpu_runtime *runtime, int index,
   KILN_RETURN_IF_ERROR(runtime->device_architecture(
       index, info->architecture, sizeof info->architecture));
   KILN_RETURN_IF_ERROR(runtime->device_total_memory(index, &info->global_memory));
+  /* one allocation may take the whole device memory */
+  info->max_buffer_size = info->global_memory;
   int compute_units = 0, max_threads = 0;
   KILN_RETURN_IF_ERROR(runtime->device_attribute(index, GPU_DEVICE_COMPUTE_UNITS,
                                                  &compute_units));

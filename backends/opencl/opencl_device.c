@@ -297,7 +297,7 @@ kiln_status kiln_opencl_device_info(const kiln_backend_config *config, int index
   opencl_device_ref ref = {0};
   size_t max_work_group_size = 0;
   cl_uint compute_units = 0;
-  cl_ulong global_memory = 0, local_memory = 0;
+  cl_ulong global_memory = 0, local_memory = 0, max_allocation = 0;
   cl_device_fp_config double_config = 0;
   KILN_CHECK_ARG(info);
   memset(info, 0, sizeof *info);
@@ -316,6 +316,8 @@ kiln_status kiln_opencl_device_info(const kiln_backend_config *config, int index
   KILN_RETURN_IF_ERROR(DEVICE_VALUE(cl, ref.device, CL_DEVICE_GLOBAL_MEM_SIZE, &global_memory));
   KILN_RETURN_IF_ERROR(DEVICE_VALUE(cl, ref.device, CL_DEVICE_LOCAL_MEM_SIZE, &local_memory));
   KILN_RETURN_IF_ERROR(
+      DEVICE_VALUE(cl, ref.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, &max_allocation));
+  KILN_RETURN_IF_ERROR(
       DEVICE_VALUE(cl, ref.device, CL_DEVICE_MAX_COMPUTE_UNITS, &compute_units));
   KILN_RETURN_IF_ERROR(
       DEVICE_VALUE(cl, ref.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &max_work_group_size));
@@ -325,6 +327,7 @@ kiln_status kiln_opencl_device_info(const kiln_backend_config *config, int index
                           &double_config, NULL) != CL_SUCCESS)
     double_config = 0;
   info->global_memory = global_memory;
+  info->max_buffer_size = max_allocation;
   info->local_memory = local_memory;
   info->compute_units = compute_units;
   info->max_work_group_size = max_work_group_size;
