@@ -15,9 +15,11 @@
 
 static kiln_status cuda_load(void) {
   const cuda_driver_symbols *driver = NULL;
+  return cuda_driver_load(&driver);
+}
+
+static kiln_status cuda_load_compiler(void) {
   const cuda_nvrtc_symbols *nvrtc = NULL;
-  KILN_RETURN_IF_ERROR(cuda_driver_load(&driver));
-  /* a device kiln cannot compile for is of no use: let selection move on */
   return cuda_nvrtc_load(&nvrtc);
 }
 
@@ -260,6 +262,7 @@ const gpu_runtime kiln_cuda_gpu = {
     .vendor = "NVIDIA Corporation",
     .platform = "CUDA",
     .load = cuda_load,
+    .load_compiler = cuda_load_compiler,
     .device_count = cuda_device_count,
     .device_name = cuda_device_name,
     .device_total_memory = cuda_device_total_memory,

@@ -65,10 +65,12 @@ typedef struct gpu_runtime {
   const char *vendor;   /* kiln_device_info.vendor */
   const char *platform; /* kiln_device_info.platform */
 
-  /* Loads the runtime and compiler libraries (once, thread-safe; every
+  /* Load the runtime / the compiler library (once, thread-safe; every
    * later call reports the same outcome). UNAVAILABLE with each path tried
-   * and the loader's reason. */
+   * and the loader's reason. Probing loads the compiler after counting
+   * devices, so that "no device" is what a machine without one reports. */
   kiln_status (*load)(void);
+  kiln_status (*load_compiler)(void);
   /* Number of devices; a runtime that reports none (or an error such as
    * "no device") is UNAVAILABLE naming the vendor's error. */
   kiln_status (*device_count)(int *count);

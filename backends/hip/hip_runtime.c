@@ -21,9 +21,11 @@ static hipDeviceptr_t device_pointer(gpu_address address) {
 
 static kiln_status hip_load(void) {
   const hip_runtime_symbols *runtime = NULL;
+  return hip_runtime_load(&runtime);
+}
+
+static kiln_status hip_load_compiler(void) {
   const hip_rtc_symbols *rtc = NULL;
-  KILN_RETURN_IF_ERROR(hip_runtime_load(&runtime));
-  /* a device kiln cannot compile for is of no use: let selection move on */
   return hip_rtc_load(&rtc);
 }
 
@@ -271,6 +273,7 @@ const gpu_runtime kiln_hip_gpu = {
     .vendor = "Advanced Micro Devices, Inc.",
     .platform = "HIP",
     .load = hip_load,
+    .load_compiler = hip_load_compiler,
     .device_count = hip_device_count,
     .device_name = hip_device_name,
     .device_total_memory = hip_device_total_memory,
