@@ -120,10 +120,15 @@ kiln_status gpu_binary_check_offload_bundle(const void *image, size_t size) {
 /* magic, payload size, hash, backend, architecture */
 #define ENVELOPE_HEADER_SIZE (8u + 8u + 8u + ENVELOPE_BACKEND_SIZE + ENVELOPE_ARCH_SIZE)
 
-static uint64_t fnv1a64(const unsigned char *data, size_t size) {
-  uint64_t hash = 0xcbf29ce484222325ull;
+static uint64_t fnv1a64(uint64_t hash, const unsigned char *data, size_t size) {
   for (size_t i = 0; i < size; i++) hash = (hash ^ data[i]) * 0x100000001b3ull;
   return hash;
+}
+
+/* The hash of everything but the hash field (header and payload). */
+static uint64_t envelope_hash(const unsigned char *envelope, size_t size) {
+  uint64_t hash = fnv1a64(0xcbf29ce484222325ull, envelope, 16);
+  return fnv1a64(hash, envelope + 24, size - 24);
 }
 
 static void write_le(unsigned char *p, uint64_t value) {
@@ -153,7 +158,6 @@ kiln_status gpu_envelope_wrap(const char *backend, const char *architecture,
                           "out of host memory for a binary of %zu bytes", size);
   memcpy(out, ENVELOPE_MAGIC, 8);
   write_le(out + 8, size);
-  write_le(out + 16, fnv1a64(payload, size));
   kiln_status status = write_field(out + 24, ENVELOPE_BACKEND_SIZE, backend);
   if (status == KILN_OK)
     status = write_field(out + 24 + ENVELOPE_BACKEND_SIZE, ENVELOPE_ARCH_SIZE, architecture);
@@ -162,6 +166,7 @@ kiln_status gpu_envelope_wrap(const char *backend, const char *architecture,
     return status;
   }
   memcpy(out + ENVELOPE_HEADER_SIZE, payload, size);
+  write_le(out + 16, envelope_hash(out, ENVELOPE_HEADER_SIZE + size));
   *envelope = out;
   *envelope_size = ENVELOPE_HEADER_SIZE + size;
   return KILN_OK;
@@ -190,11 +195,10 @@ kiln_status gpu_envelope_open(const char *backend, const char *architecture,
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "binary built for %s %s, not for this %s %s", field_backend,
                           field_arch, backend, architecture);
-  const unsigned char *body = in + ENVELOPE_HEADER_SIZE;
-  if (fnv1a64(body, (size_t)length) != read_le(in + 16, 8))
+  if (envelope_hash(in, size) != read_le(in + 16, 8))
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "binary damaged: its checksum does not match");
-  *payload = body;
+  *payload = in + ENVELOPE_HEADER_SIZE;
   *payload_size = (size_t)length;
   return KILN_OK;
 }

@@ -33,8 +33,9 @@ kiln_status gpu_binary_check_offload_bundle(const void *image, size_t size);
 int gpu_binary_is_offload_bundle(const void *image, size_t size);
 
 /* The envelope module_binary hands out: a header with a magic, the
- * payload's size and FNV-1a 64 hash, the backend and the architecture it
- * was built for, then the payload (the CUBIN / PTX / code object). Damage
+ * payload's size, an FNV-1a 64 hash of all but itself, the backend and the
+ * architecture it was built for, then the payload (the CUBIN / PTX / code
+ * object). Damage
  * or a binary of another backend or device is then an INVALID_ARGUMENT
  * naming what differs, before any driver sees the bytes. */
 
