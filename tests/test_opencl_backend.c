@@ -161,6 +161,7 @@ static void test_device_info(kiln_context *ctx) {
             info.architecture);
   CHECK(info.global_memory >= (1u << 20));
   CHECK(info.local_memory >= 1024);
+  CHECK(info.max_buffer_size >= (1u << 20) && info.max_buffer_size <= info.global_memory);
   CHECK(info.compute_units >= 1 && info.compute_units < 1000000);
   CHECK(info.max_work_group_size >= 1);
   CHECK(info.has_double == 0 || info.has_double == 1);
@@ -287,6 +288,14 @@ static void test_buffer_alloc_errors(kiln_context *ctx) {
   CHECK_STATUS(ops->buffer_alloc(device, (size_t)1 << 62, &buffer), KILN_ERROR_OUT_OF_MEMORY);
   CHECK(buffer == NULL);
   CHECK_ERROR_CONTAINS("CL_DEVICE_MAX_MEM_ALLOC_SIZE");
+  /* one byte past the limit device_info reports */
+  kiln_device_info info;
+  REQUIRE_OK(ops->device_info(&config, 0, &info));
+  if (info.max_buffer_size < SIZE_MAX) {
+    CHECK_STATUS(ops->buffer_alloc(device, (size_t)info.max_buffer_size + 1, &buffer),
+                 KILN_ERROR_OUT_OF_MEMORY);
+    CHECK(buffer == NULL);
+  }
   CHECK_STATUS(ops->buffer_alloc(device, 0, &buffer), KILN_ERROR_INVALID_ARGUMENT);
   ops->buffer_free(device, NULL);
   ops->device_close(device);
