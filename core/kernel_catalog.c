@@ -5,6 +5,7 @@
 
 #include "core/elementwise.h"
 #include "core/kernel_catalog.h"
+#include "core/ufunc_internal.h"
 
 kiln_status kiln_catalog_add(kiln_catalog *c, const char *name, const char *source) {
   if (c->count == c->capacity) {
@@ -79,5 +80,6 @@ kiln_status kiln_catalog_add_builtins(kiln_catalog *c) {
     if (status == KILN_OK) status = kiln_catalog_add(c, name, b.data);
   }
   kiln_strbuf_free(&b);
+  if (status == KILN_OK) status = kiln_ufunc_catalog_add(c);
   return status;
 }

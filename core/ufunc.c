@@ -64,7 +64,6 @@ kiln_status kiln_ufunc_create_with_bodies(kiln_context *ctx, const char *name, i
                                           kiln_ufunc **out) {
   KILN_CHECK_ARG(out);
   *out = NULL;
-  KILN_CHECK_ARG(ctx);
   KILN_CHECK_ARG(name);
   KILN_CHECK_ARG(signatures);
   KILN_CHECK_ARG(bodies);
@@ -75,7 +74,7 @@ kiln_status kiln_ufunc_create_with_bodies(kiln_context *ctx, const char *name, i
   kiln_ufunc *u = calloc(1, sizeof *u);
   if (!u) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   atomic_init(&u->refcount, 1);
-  u->ctx = kiln_context_retain(ctx);
+  u->ctx = ctx ? kiln_context_retain(ctx) : NULL;
   pthread_mutex_init(&u->lock, NULL);
   snprintf(u->name, sizeof u->name, "%s", name);
   u->host_chunk_bytes = DEFAULT_HOST_CHUNK_BYTES;
@@ -122,6 +121,7 @@ kiln_status kiln_ufunc_create(kiln_context *ctx, const char *name, int nsig,
                               const char *preamble, kiln_ufunc **out) {
   KILN_CHECK_ARG(out);
   *out = NULL;
+  KILN_CHECK_ARG(ctx);
   KILN_CHECK_ARG(body);
   KILN_CHECK_ARG(signatures);
   if (nsig < 1 || nsig > 4096)

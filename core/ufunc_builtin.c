@@ -76,6 +76,12 @@ kiln_status kiln_ufunc_builtin(kiln_context *ctx, const char *name, kiln_ufunc *
   KILN_CHECK_ARG(out);
   *out = NULL;
   KILN_CHECK_ARG(ctx);
+  return kiln_ufunc_builtin_make(ctx, name, out);
+}
+
+kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_ufunc **out) {
+  KILN_CHECK_ARG(out);
+  *out = NULL;
   KILN_CHECK_ARG(name);
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
     if (strcmp(name, aliases[i].alias) == 0) name = aliases[i].name;

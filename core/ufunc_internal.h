@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 
 #include "core/elementwise.h"
+#include "core/kernel_catalog.h"
 #include "kiln/ufunc.h"
 
 #define KILN_UFUNC_MAX_OPERANDS KILN_EW_MAX_OPERANDS
@@ -73,11 +74,19 @@ struct kiln_ufunc {
 };
 
 /* kiln_ufunc_create with one body per signature (built-ins differ per
- * dtype); bodies[i] belongs to signatures[i]. */
+ * dtype); bodies[i] belongs to signatures[i]. ctx NULL makes an unbound
+ * ufunc that can only generate source (compile checks). */
 kiln_status kiln_ufunc_create_with_bodies(kiln_context *ctx, const char *name, int nsig,
                                           const char *const *signatures,
                                           const char *const *bodies, const char *preamble,
                                           kiln_ufunc **out);
+
+/* kiln_ufunc_builtin; ctx may be NULL (unbound, as above). */
+kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_ufunc **out);
+
+/* Appends the generated sources of every built-in ufunc and of sample
+ * user ufuncs to the compile-check catalog (core/ufunc_catalog.c). */
+kiln_status kiln_ufunc_catalog_add(kiln_catalog *catalog);
 
 /* ---- a call's plan ---------------------------------------------------------- */
 
