@@ -9,32 +9,31 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
 mkdir -p "$out"
 build=/tmp/kiln-gpu-build
-nvidia-smi -L > "$out/gpu.txt" 2>&1
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release > "$out/configure.log" 2>&1 &&
-  cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 ||
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
+  cmake --build "$build" -j"$(nproc)" >> "$out/build.log" 2>&1 ||
   { tail -40 "$out/build.log"; exit 1; }
-"$build/tools/kiln-info" > "$out/kiln-info.log" 2>&1
-echo "== kiln-info"; cat "$out/kiln-info.log"
+nvidia-smi -L
+echo "== kiln-info"; "$build/tools/kiln-info"
 
-suite() { # name, then environment assignments
-  local name=$1; shift
-  env "$@" ctest --test-dir "$build" --output-on-failure -j4 ${CTEST_ARGS:-} > "$out/$name.log" 2>&1
+suite() { # name, label regex, then environment assignments
+  local name=$1 label=$2; shift 2
+  env "$@" ctest --test-dir "$build" --output-on-failure -j4 -L "$label" > "$out/$name.log" 2>&1
   echo "== $name: $(grep -E 'tests passed|tests failed' "$out/$name.log")"
   grep -E '^\s+[0-9]+ - .*\((Failed|Skipped)' "$out/$name.log" | head -40
 }
-suite cuda KILN_TEST_REQUIRE=cuda CTEST_ARGS="-L backend=cuda"
-suite opencl-nvidia KILN_TEST_REQUIRE=opencl KILN_OPENCL_PLATFORM=NVIDIA CTEST_ARGS="-L backend=opencl"
+suite cuda "backend=cuda|compile-check" KILN_TEST_REQUIRE=cuda
+suite opencl-nvidia "backend=opencl" KILN_TEST_REQUIRE=opencl KILN_OPENCL_PLATFORM=NVIDIA
 
 carried=$(ls "$root"/.carry/libkiln.so.* 2>/dev/null | head -1)
 if [ -n "$carried" ]; then
   mkdir -p /tmp/kiln-carried && cp "$carried" /tmp/kiln-carried/libkiln.so.0
   echo "== same build: $(ldd "$build/tests/test_array" | grep libkiln) replaced by $carried"
   LD_LIBRARY_PATH=/tmp/kiln-carried ldd "$build/tests/test_array" | grep libkiln
-  suite cuda-carried-lib LD_LIBRARY_PATH=/tmp/kiln-carried KILN_TEST_REQUIRE=cuda CTEST_ARGS="-L backend=cuda"
+  suite cuda-carried-lib "backend=cuda" LD_LIBRARY_PATH=/tmp/kiln-carried KILN_TEST_REQUIRE=cuda
 fi
 
 for b in "$build"/bench/*; do
-  [ -x "$b" ] || continue
+  [ -f "$b" ] && [ -x "$b" ] || continue
   echo "== $(basename "$b")"
-  KILN_BACKEND=cuda "$b" 2>&1 | tee "$out/$(basename "$b").log"
+  KILN_BACKEND=cuda "$b" 2>&1 | tee -a "$out/bench.log"
 done

@@ -77,8 +77,11 @@ static kiln_status program_build(kiln_context *ctx, const char *source, const ch
   free(full);
   if (status == KILN_ERROR_COMPILE) {
     kiln_strbuf b = {0};
-    kiln_strbuf_appendf(&b, "kernel '%s' failed to compile for %s (%s):\n%s\n", entry,
-                        ctx->ops->name, ctx->info.name, log ? log : "(no compiler log)");
+    kiln_strbuf_appendf(&b, "kernel '%s' failed to compile for %s (%s):\n", entry,
+                        ctx->ops->name, ctx->info.name);
+    kiln_source_append_log(&b, log ? log : "(no compiler log)",
+                           kiln_source_prefix_lines(ctx->ops));
+    kiln_strbuf_append(&b, "\n");
     kiln_strbuf_append(&b, "source (\"kernel\" line numbers):\n");
     kiln_source_append_numbered(&b, source);
     kiln_error_set(KILN_ERROR_COMPILE, "%s", kiln_strbuf_text(&b));

@@ -43,6 +43,15 @@ kiln_status kiln_params_parse(const char *source, const char *entry, kiln_param 
 kiln_status kiln_source_compose(const kiln_backend_ops *ops, const char *source,
                                 char **full);
 
+/* Lines of the composed source before line 1 of the user's source. */
+int kiln_source_prefix_lines(const kiln_backend_ops *ops);
+
+/* Appends a compiler log. Compilers that ignore the #line marker (NVIDIA's
+ * OpenCL) count lines from the start of the composed source: then every
+ * ":N:" past the preludes is annotated as ":N (kernel:M):", M being the
+ * user's line. Logs that already name "kernel" lines are copied as is. */
+void kiln_source_append_log(kiln_strbuf *b, const char *log, int prefix_lines);
+
 /* Appends `source` with right-aligned line numbers ("  12 | text"). */
 void kiln_source_append_numbered(kiln_strbuf *b, const char *source);
 

@@ -90,7 +90,21 @@ static void store(void *data, kiln_dtype dtype, int64_t i, double v) {
 void harness_fill_random(void *data, kiln_dtype dtype, int64_t n, double lo, double hi) {
   for (int64_t i = 0; i < n; i++) {
     double v = dtype == KILN_BOOL ? (double)(harness_rand_u64() & 1) : harness_rand_uniform(lo, hi);
-    if (!kiln_dtype_is_float(dtype)) v = floor(v);
+    if (!kiln_dtype_is_float(dtype)) {
+      /* a float to integer conversion out of the type's range is undefined
+       * behaviour: fold into range (unsigned types take |v|) */
+      static const double lowest[KILN_DTYPE_COUNT] = {
+          [KILN_INT8] = -128, [KILN_INT16] = -32768, [KILN_INT32] = -2147483648.0,
+          [KILN_INT64] = -9.2e18};
+      static const double highest[KILN_DTYPE_COUNT] = {
+          [KILN_BOOL] = 1, [KILN_INT8] = 127, [KILN_UINT8] = 255, [KILN_INT16] = 32767,
+          [KILN_UINT16] = 65535, [KILN_INT32] = 2147483647.0, [KILN_UINT32] = 4294967295.0,
+          [KILN_INT64] = 9.2e18, [KILN_UINT64] = 1.8e19};
+      v = floor(v);
+      if (lowest[dtype] == 0 && v < 0) v = -v;
+      if (v < lowest[dtype]) v = lowest[dtype];
+      if (v > highest[dtype]) v = highest[dtype];
+    }
     /* keep data away from all-zeros: a zero where a value is expected is a
      * classic silent bug */
     if (v == 0 && i % 2 == 0 && dtype != KILN_BOOL) v = (lo < 1 && hi > 1) ? 1 : lo;

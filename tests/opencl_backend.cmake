@@ -15,7 +15,7 @@ function(kiln_opencl_environment_test name case env)
     LABELS "backend=opencl" ENVIRONMENT "${env}")
 endfunction()
 kiln_opencl_environment_test(no_vendor_driver env_no_vendor_driver
-  "OCL_ICD_VENDORS=${KILN_OPENCL_EMPTY_VENDORS_DIR}")
+  "OCL_ICD_VENDORS=${KILN_OPENCL_EMPTY_VENDORS_DIR};OCL_ICD_FILENAMES=")
 kiln_opencl_environment_test(library_override_fallback env_library_override_fallback
   "KILN_OPENCL_PATH=${CMAKE_CURRENT_BINARY_DIR}/nonexistent/libOpenCL.so.1")
 kiln_opencl_environment_test(library_without_symbols env_library_without_symbols
