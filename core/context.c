@@ -184,7 +184,12 @@ kiln_status kiln_context_create(const kiln_context_options *options, kiln_contex
     }
     if (status != KILN_ERROR_UNAVAILABLE) worst = status;
     kiln_log(KILN_LOG_INFO, "backend %s not usable: %s", list[i]->name, kiln_last_error());
-    kiln_strbuf_appendf(&reasons, "\n- %s: %s", list[i]->name, kiln_last_error());
+    /* backends start their messages with their name; say it once */
+    const char *why = kiln_last_error();
+    size_t n = strlen(list[i]->name);
+    if (strncmp(why, list[i]->name, n) == 0 && why[n] == ':') why += n + 1;
+    while (*why == ' ') why++;
+    kiln_strbuf_appendf(&reasons, "\n- %s: %s", list[i]->name, why);
   }
   /* A device index past the end, or a vendor failure while opening, is more
    * telling than "unavailable"; report it as such. */
