@@ -53,7 +53,7 @@ static kiln_status check_operand(const kiln_ufunc *u, int output, int index,
         return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                               "ufunc '%s': %s %d is host memory at NULL", u->name,
                               role(output), index);
-      if (output && !o->value.host.writable)
+      if (output && size > 0 && !o->value.host.writable)
         return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                               "ufunc '%s': output %d is read-only host memory (make it with "
                               "kiln_operand_host_output)",
