@@ -2,24 +2,14 @@
  * the HIP backend's probe is UNAVAILABLE naming hipGetDeviceCount and the
  * runtime's own error name, without crashing or printing. Skipped where
  * no HIP runtime is installed or a device exists. */
-#include <dlfcn.h>
-
 #include "backends/backend.h"
 #include "gpu_test_capture.h"
 #include "harness.h"
 
 static void test_probe_without_device(kiln_context *ctx) {
   (void)ctx;
-  const char *names[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"};
-  void *runtime = NULL;
-  for (size_t i = 0; i < sizeof names / sizeof names[0] && !runtime; i++)
-    runtime = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-  if (!runtime) {
-    harness_skip("no HIP runtime (libamdhip64.so.7/.6/.5) is installed here");
-    return;
-  }
-  dlclose(runtime);
-
+  /* No dlopen/dlclose of the runtime here: some ROCm releases do not
+   * survive being unloaded and loaded again in one process. */
   capture c;
   int capturing = capture_begin(&c);
   int count = -1;
@@ -29,6 +19,10 @@ static void test_probe_without_device(kiln_context *ctx) {
 
   if (status == KILN_OK) {
     harness_skip("this machine has %d AMD GPU(s)", count);
+    return;
+  }
+  if (strstr(kiln_last_error(), "cannot load the HIP runtime")) {
+    harness_skip("no HIP runtime is installed here: %s", kiln_last_error());
     return;
   }
   CHECK_MSG(status == KILN_ERROR_UNAVAILABLE, "probe returned %s: %s",

@@ -22,7 +22,10 @@ static pthread_once_t rtc_once = PTHREAD_ONCE_INIT;
 static hip_rtc_symbols rtc_symbols;
 static gpu_library_outcome rtc_outcome;
 
-/* Resolves one table from `library`; a missing required symbol fails. */
+/* Resolves one table from `library`; a missing required symbol fails.
+ * Libraries are never closed, not even then: ROCm's LLVM aborts the process
+ * ("Option ... registered more than once") when libamdhip64 is loaded again
+ * after an unload, which a later load of hiprtc could do. */
 #define KILN_HIP_RESOLVE_REQUIRED(ret, name, params)                          \
   table->name = (ret(*) params)kiln_dynlib_symbol(library, #name);            \
   if (!table->name) {                                                         \
@@ -31,7 +34,6 @@ static gpu_library_outcome rtc_outcome;
                      "needed)",                                               \
                      outcome->opened, #name);                                 \
     memset(table, 0, sizeof *table);                                          \
-    kiln_dynlib_close(library);                                               \
     return;                                                                   \
   }
 #define KILN_HIP_RESOLVE_OPTIONAL(ret, name, params) \
@@ -61,7 +63,6 @@ static void runtime_load_once(void) {
                      "hipGetDeviceProperties",
                      outcome->opened);
     memset(table, 0, sizeof *table);
-    kiln_dynlib_close(library);
     return;
   }
   runtime_library = library;
@@ -88,9 +89,8 @@ static void rtc_load_once(void) {
     const hip_runtime_symbols *runtime = NULL;
     if (hip_runtime_load(&runtime) == KILN_OK &&
         kiln_dynlib_symbol(runtime_library, "hiprtcCreateProgram")) {
-      /* a second handle, so that rtc_resolve may close its own on failure */
-      const char *self[] = {runtime_outcome.opened};
-      library = kiln_dynlib_open(self, 1, &tried, &opened);
+      library = runtime_library;
+      opened = runtime_outcome.opened;
     } else if (runtime_outcome.status == KILN_OK) {
       kiln_strbuf_appendf(&tried, "  %s: has no hiprtc entry points\n",
                           runtime_outcome.opened);
