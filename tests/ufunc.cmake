@@ -4,3 +4,4 @@
 kiln_conformance_test(ufunc_signature SOURCES test_ufunc_signature.c INTERNAL NO_BACKEND)
 kiln_conformance_test(ufunc SOURCES test_ufunc.c)
 kiln_conformance_test(ufunc_host SOURCES test_ufunc_host.c)
+kiln_conformance_test(ufunc_builtin SOURCES test_ufunc_builtin.c)
