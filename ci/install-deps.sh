@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing kiln needs on Debian/Ubuntu, skipping
 # what is already there (safe to run again). Run as root (or with sudo).
-#   compiler + build:  gcc, clang, cmake, make, pkg-config
+#   compiler + build:  gcc, clang (+ its sanitizer runtime), cmake, make,
+#                      pkg-config
 #   OpenCL on the CPU: pocl-opencl-icd (PoCL), ocl-icd-opencl-dev (the ICD
 #                      loader libOpenCL.so.1), opencl-headers, clinfo
 #   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
@@ -10,8 +11,8 @@
 # without it the NVRTC compile check is skipped with its reason.
 set -euo pipefail
 
-packages=(gcc clang cmake make pkg-config pocl-opencl-icd ocl-icd-opencl-dev
-          opencl-headers clinfo)
+packages=(gcc clang libclang-rt-dev cmake make pkg-config binutils pocl-opencl-icd
+          ocl-icd-opencl-dev opencl-headers clinfo)
 if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
   packages+=(libamdhip64-dev rocm-device-libs)
 fi

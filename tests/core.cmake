@@ -19,7 +19,14 @@ kiln_conformance_test(hiprtc_compile SOURCES test_compile_check.c INTERNAL NO_BA
 add_test(NAME no_vendor_link COMMAND ${CMAKE_COMMAND} -DLIBRARY=$<TARGET_FILE:kiln>
          -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_no_vendor_needed.cmake)
 # cmake --install, then find_package(kiln) and pkg-config consumers.
+# (A sanitized kiln needs its consumers built with the same compiler and
+# sanitizer flags.)
+set(KILN_CONSUMER_FLAGS "")
+if(KILN_SANITIZE)
+  set(KILN_CONSUMER_FLAGS "-fsanitize=address,undefined")
+endif()
 add_test(NAME install_consumer COMMAND ${CMAKE_COMMAND} -DBUILD=${PROJECT_BINARY_DIR}
+         -DCOMPILER=${CMAKE_C_COMPILER} "-DFLAGS=${KILN_CONSUMER_FLAGS}"
          -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/install/consumer
          -DWORK=${CMAKE_CURRENT_BINARY_DIR}/install-check
          -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.cmake)

@@ -12,7 +12,8 @@ foreach(f include/kiln/kiln.h include/kiln/array.h)
   endif()
 endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/consumer
-                        -DCMAKE_PREFIX_PATH=${WORK}/prefix
+                        -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCMAKE_C_COMPILER=${COMPILER}
+                        "-DCMAKE_C_FLAGS=${FLAGS}"
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc EQUAL 0)
   execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/consumer RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -29,7 +30,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config does not know kiln")
 endif()
 separate_arguments(flags)
-execute_process(COMMAND cc -std=c11 ${SOURCE}/consumer.c ${flags} -o ${WORK}/pc-consumer
+separate_arguments(extra UNIX_COMMAND "${FLAGS}")
+execute_process(COMMAND ${COMPILER} -std=c11 ${extra} ${SOURCE}/consumer.c ${flags} -o ${WORK}/pc-consumer
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config consumer did not build with: ${flags}")
