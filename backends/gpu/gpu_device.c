@@ -36,6 +36,11 @@ kiln_status gpu_probe(const gpu_runtime *runtime,
   KILN_RETURN_IF_ERROR(runtime->load());
   int count = 0;
   kiln_status status = runtime->device_count(&count);
+  /* The usual failure on a machine without the vendor's GPU: say so first,
+   * the vendor's own error name follows. */
+  if (status == KILN_ERROR_UNAVAILABLE)
+    return kiln_error_prefix(status, "%s: no %s device found (the runtime loaded)",
+                             runtime->name, runtime->platform);
   if (status != KILN_OK)
     return kiln_error_prefix(status, "%s: counting devices", runtime->name);
   if (count <= 0)
