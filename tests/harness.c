@@ -155,6 +155,18 @@ char *harness_load_kernel(const char *file) {
   return text;
 }
 
+kiln_kernel *harness_kernel(kiln_context *ctx, const char *file, const char *entry) {
+  char *source = harness_load_kernel(file);
+  if (!source) return NULL;
+  kiln_kernel *kernel = NULL;
+  kiln_status status = kiln_kernel_create(ctx, source, entry, NULL, &kernel);
+  if (status != KILN_OK)
+    harness_fail(__FILE__, __LINE__, "kiln_kernel_create(%s, %s) returned %s: %s", file, entry,
+                 kiln_status_string(status), kiln_last_error());
+  free(source);
+  return kernel;
+}
+
 static int name_matches(const char *name, const char *filter) {
   return !filter || strstr(name, filter) != NULL;
 }

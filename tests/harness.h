@@ -58,6 +58,10 @@ void harness_fill_random(void *data, kiln_dtype dtype, int64_t n, double lo, dou
  * the NVRTC/hiprtc compile checks can compile them all. */
 char *harness_load_kernel(const char *file);
 
+/* Compiles kernel `entry` of tests/kernels/<file> on ctx; NULL after
+ * recording a failure (with kiln's message). */
+kiln_kernel *harness_kernel(kiln_context *ctx, const char *file, const char *entry);
+
 /* Reads element i of a host buffer of `dtype` as double. */
 double harness_get(const void *data, kiln_dtype dtype, int64_t i);
 

@@ -3,5 +3,3 @@
 # kernels are files under tests/kernels (those under tests/kernels/invalid
 # must fail to compile).
 kiln_conformance_test(kernel_language SOURCES test_kernel_language.c)
-target_compile_definitions(test_kernel_language PRIVATE
-  KILN_TEST_KERNEL_DIR="${CMAKE_CURRENT_SOURCE_DIR}/kernels")

@@ -5,18 +5,6 @@
 
 #include "harness.h"
 
-static kiln_kernel *load(kiln_context *ctx, const char *file, const char *entry) {
-  char *source = harness_load_kernel(file);
-  if (!source) return NULL;
-  kiln_kernel *k = NULL;
-  kiln_status s = kiln_kernel_create(ctx, source, entry, NULL, &k);
-  if (s != KILN_OK)
-    harness_fail(__FILE__, __LINE__, "create %s: %s: %s", entry, kiln_status_string(s),
-                 kiln_last_error());
-  free(source);
-  return k;
-}
-
 static void saxpy_case(kiln_context *ctx, kiln_kernel *k, int64_t n, const int64_t *local) {
   float *x = malloc((size_t)(n + 1) * 4), *y = malloc((size_t)(n + 1) * 4), *out = malloc((size_t)(n + 1) * 4);
   harness_fill_random(x, KILN_FLOAT32, n, -10, 10);
@@ -43,7 +31,7 @@ static void saxpy_case(kiln_context *ctx, kiln_kernel *k, int64_t n, const int64
 }
 
 static void test_saxpy_sizes(kiln_context *ctx) {
-  kiln_kernel *k = load(ctx, "saxpy.kl", "saxpy");
+  kiln_kernel *k = harness_kernel(ctx, "saxpy.kl", "saxpy");
   if (!k) return;
   CHECK(kiln_kernel_arg_count(k) == 4);
   static const int64_t sizes[] = {0, 1, 2, 31, 7919, 1 << 20, 1000003};
@@ -56,7 +44,7 @@ static void test_saxpy_sizes(kiln_context *ctx) {
 }
 
 static void test_grid_2d(kiln_context *ctx) {
-  kiln_kernel *k = load(ctx, "index_2d.kl", "index_2d");
+  kiln_kernel *k = harness_kernel(ctx, "index_2d.kl", "index_2d");
   if (!k) return;
   const int64_t rows = 37, cols = 53;
   int32_t base = (int32_t)(harness_rand_u64() % 1000) + 1;
@@ -81,7 +69,7 @@ static void test_grid_2d(kiln_context *ctx) {
 }
 
 static void test_local_memory(kiln_context *ctx) {
-  kiln_kernel *k = load(ctx, "group_sum_local.kl", "group_sum_local");
+  kiln_kernel *k = harness_kernel(ctx, "group_sum_local.kl", "group_sum_local");
   if (!k) return;
   const int64_t n = 4099, group = 64, groups = (n + group - 1) / group;
   float *x = malloc((size_t)n * 4);
@@ -120,7 +108,7 @@ static void test_scalar_conversion(kiln_context *ctx) {
     harness_skip("device has no float64");
     return;
   }
-  kiln_kernel *k = load(ctx, "scalar_types.kl", "scalar_types");
+  kiln_kernel *k = harness_kernel(ctx, "scalar_types.kl", "scalar_types");
   if (!k) return;
   kiln_array *out = NULL;
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_FLOAT64, 1, (int64_t[]){8}, &out));
@@ -153,7 +141,7 @@ static void test_scalar_conversion(kiln_context *ctx) {
 
 /* A view with an offset as an argument: the kernel sees the view's start. */
 static void test_view_argument(kiln_context *ctx) {
-  kiln_kernel *k = load(ctx, "saxpy.kl", "saxpy");
+  kiln_kernel *k = harness_kernel(ctx, "saxpy.kl", "saxpy");
   if (!k) return;
   const int64_t n = 4096;
   float *x = malloc(n * 4), *y = malloc(n * 4), *out = malloc(n * 4);
@@ -254,7 +242,7 @@ static void test_bad_kernels_and_launches(kiln_context *ctx) {
 static void test_other_context_array(kiln_context *ctx) {
   kiln_context *other = NULL;
   REQUIRE_OK(kiln_context_create(NULL, &other));
-  kiln_kernel *k = load(ctx, "saxpy.kl", "saxpy");
+  kiln_kernel *k = harness_kernel(ctx, "saxpy.kl", "saxpy");
   kiln_array *a = NULL, *b = NULL;
   if (k) {
     REQUIRE_OK(kiln_array_zeros(other, KILN_FLOAT32, 1, (int64_t[]){4}, &a));
@@ -272,7 +260,7 @@ static void test_other_context_array(kiln_context *ctx) {
 }
 
 static void test_streams_and_events(kiln_context *ctx) {
-  kiln_kernel *k = load(ctx, "saxpy.kl", "saxpy");
+  kiln_kernel *k = harness_kernel(ctx, "saxpy.kl", "saxpy");
   if (!k) return;
   kiln_stream *s = NULL;
   kiln_event *start = NULL, *stop = NULL;
@@ -355,7 +343,7 @@ static void test_threads(kiln_context *ctx) {
 
 /* More than 2^31 work-items in a grid-stride loop: 64-bit indices. */
 static void test_index_beyond_2_31(kiln_context *ctx) {
-  kiln_kernel *k = load(ctx, "count_beyond_2_31.kl", "count_beyond_2_31");
+  kiln_kernel *k = harness_kernel(ctx, "count_beyond_2_31.kl", "count_beyond_2_31");
   if (!k) return;
   const int64_t extra = 1 + (int64_t)(harness_rand_u64() % 40);
   const int64_t n = ((int64_t)1 << 31) + extra;

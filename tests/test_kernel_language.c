@@ -16,45 +16,6 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/* Contents of KILN_TEST_KERNEL_DIR/<file>, malloc'd; NULL after a failure. */
-static char *read_kernel_file(const char *file) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", KILN_TEST_KERNEL_DIR, file);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    harness_fail(__FILE__, __LINE__, "cannot open %s", path);
-    return NULL;
-  }
-  char *text = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL) {
-      if (fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = '\0';
-      } else {
-        free(text);
-        text = NULL;
-      }
-    }
-  }
-  fclose(f);
-  if (!text) harness_fail(__FILE__, __LINE__, "cannot read %s", path);
-  return text;
-}
-
-/* Compiles kernel `entry` of tests/kernels/<file>; NULL after a failure. */
-static kiln_kernel *load_kernel(kiln_context *ctx, const char *file, const char *entry) {
-  char *source = read_kernel_file(file);
-  if (!source) return NULL;
-  kiln_kernel *kernel = NULL;
-  kiln_status status = kiln_kernel_create(ctx, source, entry, NULL, &kernel);
-  if (status != KILN_OK)
-    harness_fail(__FILE__, __LINE__, "kiln_kernel_create(%s) returned %s: %s", file,
-                 kiln_status_string(status), kiln_last_error());
-  free(source);
-  return kernel;
-}
-
 /* 1-D device copy of n host elements; NULL after a failure. */
 static kiln_array *upload(kiln_context *ctx, kiln_dtype dtype, int64_t n, const void *host) {
   kiln_array *a = NULL;
@@ -165,7 +126,7 @@ static void check_index_launch(kiln_context *ctx, kiln_kernel *kernel, int work_
 }
 
 static void test_index_functions(kiln_context *ctx) {
-  kiln_kernel *kernel = load_kernel(ctx, "index_record.kl", "index_record");
+  kiln_kernel *kernel = harness_kernel(ctx, "index_record.kl", "index_record");
   if (!kernel) return;
   static const struct {
     int work_dim;
@@ -185,7 +146,7 @@ static void test_index_functions(kiln_context *ctx) {
 
 static void test_barrier_local_array(kiln_context *ctx) {
   const int64_t group = 128, n = 128 * 37 + 5, groups = (n + group - 1) / group;
-  kiln_kernel *kernel = load_kernel(ctx, "reduce_local_array.kl", "reduce_local_array");
+  kiln_kernel *kernel = harness_kernel(ctx, "reduce_local_array.kl", "reduce_local_array");
   int32_t *in = malloc((size_t)n * sizeof *in);
   harness_fill_random(in, KILN_INT32, n, -1000, 1000);
   kiln_array *arrays[2] = {upload(ctx, KILN_INT32, n, in), zeros(ctx, KILN_INT32, groups)};
@@ -208,7 +169,7 @@ static void test_barrier_local_array(kiln_context *ctx) {
 
 static void test_local_param(kiln_context *ctx) {
   const int64_t n = 463;
-  kiln_kernel *kernel = load_kernel(ctx, "local_param_reverse.kl", "local_param_reverse");
+  kiln_kernel *kernel = harness_kernel(ctx, "local_param_reverse.kl", "local_param_reverse");
   float *in = malloc((size_t)n * sizeof *in);
   harness_fill_random(in, KILN_FLOAT32, n, -10, 10);
   kiln_array *arrays[3] = {upload(ctx, KILN_FLOAT32, n, in), zeros(ctx, KILN_FLOAT32, n),
@@ -268,7 +229,7 @@ static void check_atomics(kiln_context *ctx, const char *file, const char *entry
                           kiln_dtype dtype) {
   const int64_t n = 5037, group = 64, three = 3;
   size_t item = kiln_dtype_size(dtype);
-  kiln_kernel *kernel = load_kernel(ctx, file, entry);
+  kiln_kernel *kernel = harness_kernel(ctx, file, entry);
   void *in = malloc((size_t)n * item);
   double expected = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -333,7 +294,7 @@ static void test_atomics_f32(kiln_context *ctx) {
 static void test_atomics_contention(kiln_context *ctx) {
   const int64_t n = 4096, group = 128, groups = n / group, one = 1;
   const int32_t repeats = 1000; /* n * repeats stays exact in float */
-  kiln_kernel *kernel = load_kernel(ctx, "atomics_contention.kl", "atomics_contention");
+  kiln_kernel *kernel = harness_kernel(ctx, "atomics_contention.kl", "atomics_contention");
   kiln_array *arrays[4] = {zeros(ctx, KILN_INT32, one), zeros(ctx, KILN_UINT32, one),
                            zeros(ctx, KILN_FLOAT32, one), zeros(ctx, KILN_FLOAT32, groups)};
   if (kernel && arrays[0] && arrays[1] && arrays[2] && arrays[3]) {
@@ -367,7 +328,7 @@ static void test_atomics_contention(kiln_context *ctx) {
 
 static void test_atomics_64(kiln_context *ctx) {
   const int64_t n = 3001, group = 64, three = 3, one = 1;
-  kiln_kernel *kernel = load_kernel(ctx, "atomics_64.kl", "atomics_64");
+  kiln_kernel *kernel = harness_kernel(ctx, "atomics_64.kl", "atomics_64");
   int64_t *in = malloc((size_t)n * sizeof *in);
   uint64_t usum = 0;
   int64_t isum = 0;
@@ -419,7 +380,7 @@ static void test_atomics_f64(kiln_context *ctx) {
     return;
   }
   const int64_t n = 3001, group = 64, three = 3, one = 1;
-  kiln_kernel *kernel = load_kernel(ctx, "atomics_f64.kl", "atomics_f64");
+  kiln_kernel *kernel = harness_kernel(ctx, "atomics_f64.kl", "atomics_f64");
   double *in = malloc((size_t)n * sizeof *in), sum = 0;
   for (int64_t i = 0; i < n; i++) {
     /* multiples of 1/8 below 2^20: every partial sum is exact */
@@ -610,7 +571,7 @@ static void math_inputs(const math_case *c, double *x, double *y, double *z) {
 /* Runs every case of the table through kernel `entry` of `file` in dtype
  * (float32 or float64) and compares with libm. */
 static void check_math(kiln_context *ctx, const char *file, const char *entry, kiln_dtype dtype) {
-  kiln_kernel *kernel = load_kernel(ctx, file, entry);
+  kiln_kernel *kernel = harness_kernel(ctx, file, entry);
   if (!kernel) return;
   int is_f32 = dtype == KILN_FLOAT32;
   double eps = is_f32 ? FLT_EPSILON : DBL_EPSILON;
@@ -689,7 +650,7 @@ static void test_math_f_suffix(kiln_context *ctx) {
 
 static void test_type_sizes(kiln_context *ctx) {
   const int64_t count = 23, one = 1;
-  kiln_kernel *kernel = load_kernel(ctx, "type_sizes.kl", "type_sizes");
+  kiln_kernel *kernel = harness_kernel(ctx, "type_sizes.kl", "type_sizes");
   kiln_array *out = zeros(ctx, KILN_INT32, count);
   if (kernel && out) {
     kiln_arg arg = kiln_arg_array(out);
@@ -721,7 +682,7 @@ static void test_type_sizes(kiln_context *ctx) {
 
 static void test_type_arrays(kiln_context *ctx) {
   const int64_t n = 1000;
-  kiln_kernel *kernel = load_kernel(ctx, "type_arrays.kl", "type_arrays");
+  kiln_kernel *kernel = harness_kernel(ctx, "type_arrays.kl", "type_arrays");
   int8_t *i8 = malloc((size_t)n), s8 = -5;
   uint8_t *u8 = malloc((size_t)n), t8 = 200, *b = malloc((size_t)n);
   int16_t *i16 = malloc((size_t)n * 2), s16 = -300;
@@ -801,7 +762,7 @@ static void test_type_arrays(kiln_context *ctx) {
 
 static void test_min_max_int(kiln_context *ctx) {
   const int64_t n = 1000, n3 = 3 * n;
-  kiln_kernel *kernel = load_kernel(ctx, "minmax_int.kl", "minmax_int");
+  kiln_kernel *kernel = harness_kernel(ctx, "minmax_int.kl", "minmax_int");
   int32_t *a = malloc((size_t)n * 4), *b = malloc((size_t)n * 4);
   uint32_t *ua = malloc((size_t)n * 4), *ub = malloc((size_t)n * 4);
   int64_t *la = malloc((size_t)n * 8), *lb = malloc((size_t)n * 8);
@@ -920,7 +881,7 @@ static void test_philox_known_answers(kiln_context *ctx) {
               "the host Philox misses known answer %d", v);
   }
   for (int64_t i = 18; i < nin; i++) in[i] = (uint32_t)harness_rand_u64();
-  kiln_kernel *kernel = load_kernel(ctx, "philox_kat.kl", "philox_kat");
+  kiln_kernel *kernel = harness_kernel(ctx, "philox_kat.kl", "philox_kat");
   kiln_array *arrays[2] = {upload(ctx, KILN_UINT32, nin, in), zeros(ctx, KILN_UINT32, nout)};
   if (kernel && arrays[0] && arrays[1]) {
     kiln_arg args[] = {kiln_arg_array(arrays[0]), kiln_arg_array(arrays[1]), kiln_arg_int64(n)};
@@ -997,7 +958,7 @@ static void test_rng_f32(kiln_context *ctx) {
   const uint64_t seed = harness_rand_u64();
   /* streams cross a 32-bit boundary: both counter words of the stream count */
   const uint64_t first_stream = ((uint64_t)1 << 32) - 100;
-  kiln_kernel *kernel = load_kernel(ctx, "rng_f32.kl", "rng_f32");
+  kiln_kernel *kernel = harness_kernel(ctx, "rng_f32.kl", "rng_f32");
   uint32_t *in = malloc((size_t)n * 4);
   for (int64_t i = 0; i < n; i++) in[i] = (uint32_t)harness_rand_u64();
   in[0] = 0, in[1] = 0xffffffffu, in[2] = 255, in[3] = 256;
@@ -1079,7 +1040,7 @@ static void test_rng_f64(kiln_context *ctx) {
   }
   const int64_t n = 2053, nu = 3 * n, nn = 2 * n;
   const uint64_t seed = harness_rand_u64(), first_stream = harness_rand_u64();
-  kiln_kernel *kernel = load_kernel(ctx, "rng_f64.kl", "rng_f64");
+  kiln_kernel *kernel = harness_kernel(ctx, "rng_f64.kl", "rng_f64");
   uint64_t *in = malloc((size_t)n * 8);
   for (int64_t i = 0; i < n; i++) in[i] = harness_rand_u64();
   in[0] = 0, in[1] = ~(uint64_t)0, in[2] = 2047, in[3] = 2048;
@@ -1134,7 +1095,7 @@ static void test_rng_f64(kiln_context *ctx) {
 
 static void test_device_function(kiln_context *ctx) {
   const int64_t n = 10007, threads = 1000;
-  kiln_kernel *kernel = load_kernel(ctx, "device_function.kl", "device_function");
+  kiln_kernel *kernel = harness_kernel(ctx, "device_function.kl", "device_function");
   float *host[4];
   for (int k = 0; k < 4; k++) {
     host[k] = malloc((size_t)n * sizeof(float));
@@ -1170,7 +1131,7 @@ static void test_constant_table(kiln_context *ctx) {
   static const float weights[5] = {0.5f, -1.25f, 2.0f, 3.5f, -0.75f};
   static const int32_t offsets[5] = {7, -3, 11, 0, 42};
   const int64_t n = 1001;
-  kiln_kernel *kernel = load_kernel(ctx, "constant_table.kl", "constant_table");
+  kiln_kernel *kernel = harness_kernel(ctx, "constant_table.kl", "constant_table");
   float *x = malloc((size_t)n * sizeof *x);
   harness_fill_random(x, KILN_FLOAT32, n, -10, 10);
   kiln_array *arrays[2] = {upload(ctx, KILN_FLOAT32, n, x), zeros(ctx, KILN_FLOAT32, n)};
@@ -1214,7 +1175,7 @@ static int has_numbered_line(const char *text, int line, const char *needle) {
 }
 
 static void test_compile_error(kiln_context *ctx) {
-  char *source = read_kernel_file("invalid/syntax_error.kl");
+  char *source = harness_load_kernel("invalid/syntax_error.kl");
   if (!source) return;
   kiln_kernel *kernel = NULL;
   CHECK_STATUS(kiln_kernel_create(ctx, source, "syntax_error", NULL, &kernel),
