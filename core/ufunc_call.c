@@ -169,8 +169,9 @@ static kiln_status broadcast(const kiln_ufunc *u, const kiln_operand *inputs,
     if (j < u->nin) continue;
     int k = j - u->nin;
     char want[256], have[256];
-    if (op->own_ndim != ndim ||
-        memcmp(op->own_shape, plan->shape, (size_t)ndim * sizeof *plan->shape) != 0) {
+    int same = op->own_ndim == ndim;
+    for (int d = 0; same && d < ndim; d++) same = op->own_shape[d] == plan->shape[d];
+    if (!same) {
       kiln_ufunc_format_shape(ndim, plan->shape, want, sizeof want);
       kiln_ufunc_format_shape(op->own_ndim, op->own_shape, have, sizeof have);
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
