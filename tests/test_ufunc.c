@@ -111,8 +111,7 @@ static kiln_dtype gaussian_dtype(kiln_context *ctx, kiln_ufunc *u, kiln_dtype x_
     CHECK_OK(kiln_array_astype(dx, KILN_FLOAT64, &dx64));
     CHECK_OK(kiln_array_to_host(dx64, x, NULL));
     kiln_array_release(dx64);
-    if (result == KILN_FLOAT32) *value = ((float *)y)[0];
-    else *value = y[0];
+    *value = harness_get(y, result, 0);
     *x0 = x[0];
   }
   kiln_array_release(dx);
