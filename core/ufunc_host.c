@@ -15,8 +15,10 @@
  * Larger broadcast inputs are staged per chunk without their repeated
  * elements: the staging holds extent 1 where the input's stride is 0.
  * Strided host operands are packed and unpacked on the host. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/ufunc_internal.h"
 
@@ -159,6 +161,66 @@ static void host_copy(int to_dense, char *dense, char *strided, const int64_t *s
   }
 }
 
+/* host_copy over one part of a box, for a helper thread. */
+typedef struct copy_part {
+  int to_dense;
+  char *dense, *strided;
+  const int64_t *strides;
+  int ndim;
+  int64_t shape[KILN_MAX_DIMS];
+  size_t itemsize;
+} copy_part;
+
+static void *copy_part_run(void *arg) {
+  copy_part *c = arg;
+  host_copy(c->to_dense, c->dense, c->strided, c->strides, c->ndim, c->shape, c->itemsize);
+  return NULL;
+}
+
+#define PARALLEL_COPY_BYTES ((int64_t)1 << 20)
+#define MAX_COPY_THREADS 8
+
+/* host_copy split over a few threads for large boxes: one thread's memcpy
+ * (about 10 GB/s) is slower than the DMA it feeds, so packing and
+ * unpacking would bound the host path. The box is cut along its first dim
+ * of extent > 1; a thread that cannot start leaves its part to this one. */
+static void host_copy_parallel(int to_dense, char *dense, char *strided, const int64_t *strides,
+                               int ndim, const int64_t *shape, size_t itemsize) {
+  int d0 = 0;
+  while (d0 < ndim && shape[d0] == 1) d0++;
+  int64_t inner = (int64_t)itemsize;
+  for (int d = d0 + 1; d < ndim; d++) inner *= shape[d];
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int64_t parts = cpus < 1 ? 1 : cpus > MAX_COPY_THREADS ? MAX_COPY_THREADS : cpus;
+  if (d0 == ndim || shape[d0] * inner < PARALLEL_COPY_BYTES) parts = 1;
+  if (parts > 1 && shape[d0] < parts) parts = shape[d0];
+  if (parts <= 1) {
+    host_copy(to_dense, dense, strided, strides, ndim, shape, itemsize);
+    return;
+  }
+  copy_part part[MAX_COPY_THREADS];
+  pthread_t threads[MAX_COPY_THREADS];
+  int started[MAX_COPY_THREADS] = {0};
+  for (int64_t p = 0; p < parts; p++) {
+    int64_t lo = shape[d0] * p / parts, hi = shape[d0] * (p + 1) / parts;
+    copy_part *c = &part[p];
+    c->to_dense = to_dense;
+    c->dense = dense + lo * inner;
+    c->strided = strided + lo * strides[d0];
+    c->strides = strides;
+    c->ndim = ndim;
+    memcpy(c->shape, shape, (size_t)ndim * sizeof *shape);
+    c->shape[d0] = hi - lo;
+    c->itemsize = itemsize;
+    if (p > 0) started[p] = pthread_create(&threads[p], NULL, copy_part_run, c) == 0;
+  }
+  copy_part_run(&part[0]);
+  for (int64_t p = 1; p < parts; p++) {
+    if (started[p]) pthread_join(threads[p], NULL);
+    else copy_part_run(&part[p]);
+  }
+}
+
 static int64_t element_offset(const kiln_ufunc_plan *plan, const int64_t *strides,
                               const int64_t *start) {
   int64_t offset = 0;
@@ -191,8 +253,8 @@ static void unpack_outputs(const kiln_ufunc_plan *plan, const staging_slot *slot
     const kiln_ufunc_operand_plan *op = &plan->operands[j];
     if (op->where != KILN_UFUNC_HOST) continue;
     char *dst = op->host_out + element_offset(plan, op->strides, slot->start);
-    host_copy(0, slot->host[j], dst, op->strides, plan->ndim, slot->box,
-              kiln_dtype_size(op->dtype));
+    host_copy_parallel(0, slot->host[j], dst, op->strides, plan->ndim, slot->box,
+                       kiln_dtype_size(op->dtype));
   }
 }
 
@@ -244,7 +306,8 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
     if (j < plan->nin) {
       size_t itemsize = kiln_dtype_size(op->dtype);
       const char *src = op->host + element_offset(plan, op->strides, start);
-      host_copy(1, slot->host[j], (char *)src, op->strides, plan->ndim, dense, itemsize);
+      host_copy_parallel(1, slot->host[j], (char *)src, op->strides, plan->ndim, dense,
+                         itemsize);
       KILN_RETURN_IF_ERROR(ctx->ops->copy_h2d(ctx->device, stream,
                                               slot->device[j]->buffer->handle, 0,
                                               slot->host[j], (size_t)count * itemsize, 0));

@@ -239,6 +239,43 @@ static void test_columns_casts_and_outputs(kiln_context *ctx) {
   kiln_ufunc_release(u);
 }
 
+/* Boxes of megabytes are packed and unpacked by several threads: large
+ * strided and reversed host columns, 2-d boxes cut by rows. */
+static void test_large_boxes(kiln_context *ctx) {
+  kiln_ufunc *u = twice_minus(ctx);
+  if (!u) return;
+  int64_t n = 400009;
+  double *points = random_values(2 * n), *r = malloc((size_t)n * 3 * 8);
+  for (int64_t i = 0; i < 3 * n; i++) r[i] = -1;
+  int64_t column[1] = {16}, reversed[1] = {-16}, out_stride[1] = {24};
+  kiln_operand in[2] = {kiln_operand_host(points, KILN_FLOAT64, 1, &n, column),
+                        kiln_operand_host(points + 2 * n - 1, KILN_FLOAT64, 1, &n, reversed)};
+  kiln_operand out[1] = {kiln_operand_host_output(r + 1, KILN_FLOAT64, 1, &n, out_stride)};
+  CHECK_OK(kiln_ufunc_call(u, 2, in, 1, out, NULL));
+  int failures = 0;
+  for (int64_t i = 0; i < n && failures < 10; i++) {
+    double want = points[2 * i] * 2 - points[2 * (n - 1 - i) + 1];
+    if (r[3 * i + 1] != want || r[3 * i] != -1 || r[3 * i + 2] != -1) failures++;
+  }
+  CHECK_MSG(failures == 0, "%d wrong elements", failures);
+  /* (rows, 1000) in C order and its transpose out */
+  int64_t shape[2] = {701, 1000}, t_strides[2] = {8, 701 * 8};
+  double *a = random_values(701 * 1000), *t = malloc(701 * 1000 * 8);
+  kiln_operand in2[2] = {kiln_operand_host(a, KILN_FLOAT64, 2, shape, NULL),
+                         kiln_operand_float(0.5)};
+  kiln_operand out2[1] = {kiln_operand_host_output(t, KILN_FLOAT64, 2, shape, t_strides)};
+  CHECK_OK(kiln_ufunc_call(u, 2, in2, 1, out2, NULL));
+  failures = 0;
+  for (int64_t i = 0; i < 701 && failures < 10; i++)
+    for (int64_t j = 0; j < 1000; j++) failures += t[j * 701 + i] != a[i * 1000 + j] * 2 - 0.5;
+  CHECK_MSG(failures == 0, "%d wrong elements in the transposed output", failures);
+  free(points);
+  free(r);
+  free(a);
+  free(t);
+  kiln_ufunc_release(u);
+}
+
 static void test_zero_dim_and_empty(kiln_context *ctx) {
   kiln_ufunc *u = twice_minus(ctx);
   if (!u) return;
@@ -329,6 +366,7 @@ static const harness_test tests[] = {
     {"broadcast_host_inputs", test_broadcast_host_inputs},
     {"mixed_host_and_device", test_mixed_host_and_device},
     {"columns_casts_and_outputs", test_columns_casts_and_outputs},
+    {"large_boxes", test_large_boxes},
     {"zero_dim_and_empty", test_zero_dim_and_empty},
     {"staging_reuse", test_staging_reuse},
     {"bad_host_operands", test_bad_host_operands},
