@@ -13,7 +13,8 @@
  *      through pinned chunks, against the plain sequence from_host, from_host,
  *      raw kernel, to_host (wall time, best of 3; skipped with --no-host).
  * Runs on any backend (KILN_BACKEND); the numbers to report come from a
- * GPU. Usage: ufunc_bench [n [repeats [burst]]] [--no-host] */
+ * GPU. Usage: ufunc_bench [n [repeats [burst]]] [--no-host | --host-only]
+ *                          [--chunk=BYTES]   (host-path chunk per operand) */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,7 +154,7 @@ static int bench_tiny(bench *b, int64_t n, int repeats, int burst) {
   return ok;
 }
 
-static int bench_host(bench *b, int64_t n) {
+static int bench_host(bench *b, int64_t n, long long chunk) {
   float *x = malloc((size_t)n * 4 + 1), *y = malloc((size_t)n * 4 + 1);
   float *out = malloc((size_t)n * 4 + 1);
   for (int64_t i = 0; i < n; i++) x[i] = (float)(i % 1000), y[i] = 0.5f;
@@ -183,9 +184,9 @@ static int bench_host(bench *b, int64_t n) {
   }
   if (!ok) printf("  WRONG RESULT on the host path\n");
   double gb = 3.0 * 4.0 * (double)n / 1e9;
-  printf("add, %lld float32 host arrays in and out: ufunc host path %.2f ms (%.1f GB/s), "
-         "from_host + raw kernel + to_host %.2f ms (%.1f GB/s); ratio %.3f\n",
-         (long long)n, staged, gb / (staged * 1e-3), plain, gb / (plain * 1e-3),
+  printf("add, %lld float32 host arrays in and out: ufunc host path (%lld-byte chunks) %.2f ms "
+         "(%.1f GB/s), from_host + raw kernel + to_host %.2f ms (%.1f GB/s); ratio %.3f\n",
+         (long long)n, chunk > 0 ? chunk : 4LL << 20, staged, gb / (staged * 1e-3), plain, gb / (plain * 1e-3),
          staged / plain);
   free(x);
   free(y);
@@ -195,15 +196,19 @@ static int bench_host(bench *b, int64_t n) {
 
 int main(int argc, char **argv) {
   int64_t n = 100000000;
-  int repeats = 50, burst = 1000, host = 1, position = 0;
+  int repeats = 50, burst = 1000, host = 1, device = 1, position = 0;
+  long long chunk = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--no-host") == 0) host = 0;
+    else if (strcmp(argv[i], "--host-only") == 0) device = 0;
+    else if (strncmp(argv[i], "--chunk=", 8) == 0) chunk = strtoll(argv[i] + 8, NULL, 10);
     else if (position == 0 && ++position) n = strtoll(argv[i], NULL, 10);
     else if (position == 1 && ++position) repeats = atoi(argv[i]);
     else if (position == 2 && ++position) burst = atoi(argv[i]);
   }
   if (n < 1 || repeats < 1 || burst < 1) {
-    fprintf(stderr, "usage: ufunc_bench [n [repeats [burst]]] [--no-host]\n");
+    fprintf(stderr, "usage: ufunc_bench [n [repeats [burst]]] [--no-host | --host-only] "
+                    "[--chunk=BYTES]\n");
     return 2;
   }
   bench b = {0};
@@ -217,10 +222,14 @@ int main(int argc, char **argv) {
   TRY(kiln_event_create(b.ctx, &b.start));
   TRY(kiln_event_create(b.ctx, &b.stop));
 
-  int ok = bench_big(&b, n, repeats);
-  ok &= bench_tiny(&b, 1, repeats, burst);
-  ok &= bench_tiny(&b, 1024, repeats, burst);
-  if (host) ok &= bench_host(&b, n);
+  if (chunk > 0) TRY(kiln_ufunc_set_host_chunk_bytes(b.add, (size_t)chunk));
+  int ok = 1;
+  if (device) {
+    ok &= bench_big(&b, n, repeats);
+    ok &= bench_tiny(&b, 1, repeats, burst);
+    ok &= bench_tiny(&b, 1024, repeats, burst);
+  }
+  if (host) ok &= bench_host(&b, n, chunk);
 
   kiln_event_release(b.start);
   kiln_event_release(b.stop);
