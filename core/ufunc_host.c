@@ -14,11 +14,10 @@
  * row, a bias vector) are uploaded whole once and read as device arrays.
  * Larger broadcast inputs are staged per chunk without their repeated
  * elements: the staging holds extent 1 where the input's stride is 0.
- * Strided host operands are packed and unpacked on the host. */
-#include <pthread.h>
+ * Strided host operands are packed and unpacked on the host
+ * (core/ufunc_host_copy.c, on several threads for large boxes). */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/ufunc_internal.h"
 
@@ -37,10 +36,12 @@ struct kiln_ufunc_staging {
   size_t bytes; /* capacity of every buffer */
   size_t chunk_bytes;
   staging_slot slots[SLOTS];
+  kiln_copy_pool *pool; /* threads packing and unpacking large boxes */
 };
 
 void kiln_ufunc_staging_free(kiln_context *ctx, kiln_ufunc_staging *staging) {
   if (!staging) return;
+  kiln_copy_pool_free(staging->pool);
   for (int s = 0; s < SLOTS; s++) {
     staging_slot *slot = &staging->slots[s];
     kiln_stream_release(slot->stream); /* waits for its work first */
@@ -108,119 +109,6 @@ static kiln_status slot_prepare(kiln_ufunc *u, kiln_ufunc_staging *s, staging_sl
   return KILN_OK;
 }
 
-/* Copies a box between dense C-order memory and host memory with byte
- * strides (to_dense: gather, else scatter). Dims the strided side walks as
- * one are merged first, so a contiguous box is one memcpy and a strided
- * column a tight loop. */
-static void host_copy(int to_dense, char *dense, char *strided, const int64_t *strides,
-                      int ndim, const int64_t *shape, size_t itemsize) {
-  int64_t ms[KILN_MAX_DIMS], mt[KILN_MAX_DIMS];
-  int m = 0;
-  for (int d = 0; d < ndim; d++) {
-    if (shape[d] == 1) continue;
-    if (m > 0 && mt[m - 1] == strides[d] * shape[d]) {
-      ms[m - 1] *= shape[d];
-      mt[m - 1] = strides[d];
-    } else {
-      ms[m] = shape[d];
-      mt[m++] = strides[d];
-    }
-  }
-  if (m == 0) {
-    memcpy(to_dense ? dense : strided, to_dense ? strided : dense, itemsize);
-    return;
-  }
-  int64_t inner = ms[m - 1], step = mt[m - 1];
-  int64_t index[KILN_MAX_DIMS] = {0};
-  for (;;) {
-    if (step == (int64_t)itemsize) {
-      size_t bytes = (size_t)inner * itemsize;
-      memcpy(to_dense ? dense : strided, to_dense ? strided : dense, bytes);
-      dense += bytes;
-    } else {
-      char *p = strided;
-#define COPY_ROW(size)                                                 \
-  for (int64_t i = 0; i < inner; i++, p += step, dense += (size))     \
-    memcpy(to_dense ? dense : p, to_dense ? p : dense, (size))
-      switch (itemsize) {
-        case 1: COPY_ROW(1); break;
-        case 2: COPY_ROW(2); break;
-        case 4: COPY_ROW(4); break;
-        default: COPY_ROW(8); break;
-      }
-#undef COPY_ROW
-    }
-    int d = m - 2;
-    for (; d >= 0; d--) {
-      strided += mt[d];
-      if (++index[d] < ms[d]) break;
-      strided -= mt[d] * ms[d];
-      index[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
-
-/* host_copy over one part of a box, for a helper thread. */
-typedef struct copy_part {
-  int to_dense;
-  char *dense, *strided;
-  const int64_t *strides;
-  int ndim;
-  int64_t shape[KILN_MAX_DIMS];
-  size_t itemsize;
-} copy_part;
-
-static void *copy_part_run(void *arg) {
-  copy_part *c = arg;
-  host_copy(c->to_dense, c->dense, c->strided, c->strides, c->ndim, c->shape, c->itemsize);
-  return NULL;
-}
-
-#define PARALLEL_COPY_BYTES ((int64_t)1 << 20)
-#define MAX_COPY_THREADS 8
-
-/* host_copy split over a few threads for large boxes: one thread's memcpy
- * (about 10 GB/s) is slower than the DMA it feeds, so packing and
- * unpacking would bound the host path. The box is cut along its first dim
- * of extent > 1; a thread that cannot start leaves its part to this one. */
-static void host_copy_parallel(int to_dense, char *dense, char *strided, const int64_t *strides,
-                               int ndim, const int64_t *shape, size_t itemsize) {
-  int d0 = 0;
-  while (d0 < ndim && shape[d0] == 1) d0++;
-  int64_t inner = (int64_t)itemsize;
-  for (int d = d0 + 1; d < ndim; d++) inner *= shape[d];
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int64_t parts = cpus < 1 ? 1 : cpus > MAX_COPY_THREADS ? MAX_COPY_THREADS : cpus;
-  if (d0 == ndim || shape[d0] * inner < PARALLEL_COPY_BYTES) parts = 1;
-  if (parts > 1 && shape[d0] < parts) parts = shape[d0];
-  if (parts <= 1) {
-    host_copy(to_dense, dense, strided, strides, ndim, shape, itemsize);
-    return;
-  }
-  copy_part part[MAX_COPY_THREADS];
-  pthread_t threads[MAX_COPY_THREADS];
-  int started[MAX_COPY_THREADS] = {0};
-  for (int64_t p = 0; p < parts; p++) {
-    int64_t lo = shape[d0] * p / parts, hi = shape[d0] * (p + 1) / parts;
-    copy_part *c = &part[p];
-    c->to_dense = to_dense;
-    c->dense = dense + lo * inner;
-    c->strided = strided + lo * strides[d0];
-    c->strides = strides;
-    c->ndim = ndim;
-    memcpy(c->shape, shape, (size_t)ndim * sizeof *shape);
-    c->shape[d0] = hi - lo;
-    c->itemsize = itemsize;
-    if (p > 0) started[p] = pthread_create(&threads[p], NULL, copy_part_run, c) == 0;
-  }
-  copy_part_run(&part[0]);
-  for (int64_t p = 1; p < parts; p++) {
-    if (started[p]) pthread_join(threads[p], NULL);
-    else copy_part_run(&part[p]);
-  }
-}
-
 static int64_t element_offset(const kiln_ufunc_plan *plan, const int64_t *strides,
                               const int64_t *start) {
   int64_t offset = 0;
@@ -248,22 +136,24 @@ static void staging_view(const kiln_ufunc_plan *plan, const staging_slot *slot, 
   }
 }
 
-static void unpack_outputs(const kiln_ufunc_plan *plan, const staging_slot *slot) {
+static void unpack_outputs(kiln_ufunc_staging *s, const kiln_ufunc_plan *plan,
+                           const staging_slot *slot) {
   for (int j = plan->nin; j < plan->nin + plan->nout; j++) {
     const kiln_ufunc_operand_plan *op = &plan->operands[j];
     if (op->where != KILN_UFUNC_HOST) continue;
     char *dst = op->host_out + element_offset(plan, op->strides, slot->start);
-    host_copy_parallel(0, slot->host[j], dst, op->strides, plan->ndim, slot->box,
+    kiln_host_box_copy(&s->pool, 0, slot->host[j], dst, op->strides, plan->ndim, slot->box,
                        kiln_dtype_size(op->dtype));
   }
 }
 
 /* Waits for the slot's last chunk and writes its host outputs. */
-static kiln_status slot_finish(kiln_ufunc *u, const kiln_ufunc_plan *plan, staging_slot *slot) {
+static kiln_status slot_finish(kiln_ufunc *u, kiln_ufunc_staging *s, const kiln_ufunc_plan *plan,
+                               staging_slot *slot) {
   if (!slot->busy) return KILN_OK;
   slot->busy = 0;
   KILN_RETURN_IF_ERROR(kiln_stream_synchronize(u->ctx, slot->stream));
-  unpack_outputs(plan, slot);
+  unpack_outputs(s, plan, slot);
   return KILN_OK;
 }
 
@@ -306,8 +196,8 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
     if (j < plan->nin) {
       size_t itemsize = kiln_dtype_size(op->dtype);
       const char *src = op->host + element_offset(plan, op->strides, start);
-      host_copy_parallel(1, slot->host[j], (char *)src, op->strides, plan->ndim, dense,
-                         itemsize);
+      kiln_host_box_copy(&s->pool, 1, slot->host[j], (char *)src, op->strides, plan->ndim,
+                         dense, itemsize);
       KILN_RETURN_IF_ERROR(ctx->ops->copy_h2d(ctx->device, stream,
                                               slot->device[j]->buffer->handle, 0,
                                               slot->host[j], (size_t)count * itemsize, 0));
@@ -381,7 +271,7 @@ kiln_status kiln_ufunc_run_host(kiln_ufunc *u, kiln_ufunc_plan *plan, kiln_strea
   for (int d = 0; d < plan->ndim; d++) box[d] = d < axis ? 1 : plan->shape[d];
   for (int64_t chunk = 0;; chunk++) {
     staging_slot *slot = &s->slots[chunk % SLOTS];
-    status = slot_finish(u, plan, slot);
+    status = slot_finish(u, s, plan, slot);
     if (status != KILN_OK) goto cleanup;
     if (axis >= 0) {
       int64_t left = plan->shape[axis] - start[axis];
@@ -399,7 +289,7 @@ kiln_status kiln_ufunc_run_host(kiln_ufunc *u, kiln_ufunc_plan *plan, kiln_strea
     }
     if (d < 0) break;
   }
-  for (int k = 0; k < SLOTS && status == KILN_OK; k++) status = slot_finish(u, plan, &s->slots[k]);
+  for (int k = 0; k < SLOTS && status == KILN_OK; k++) status = slot_finish(u, s, plan, &s->slots[k]);
 
 cleanup:
   for (int k = 0; k < SLOTS; k++) {

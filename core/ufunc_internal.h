@@ -157,6 +157,20 @@ kiln_status kiln_ufunc_launch(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
 kiln_status kiln_ufunc_run_host(kiln_ufunc *ufunc, kiln_ufunc_plan *plan,
                                 kiln_stream *stream);
 
+/* Threads that copy parts of large boxes (core/ufunc_host_copy.c). */
+typedef struct kiln_copy_pool kiln_copy_pool;
+
+/* Copies a box of `shape` between dense C-order memory and host memory
+ * with byte `strides` (to_dense nonzero: gather into dense, else scatter
+ * from it). Boxes of a megabyte or more are split over *pool's threads,
+ * the pool made on first need (a failure to make it only costs speed). */
+void kiln_host_box_copy(kiln_copy_pool **pool, int to_dense, char *dense, char *strided,
+                        const int64_t *strides, int ndim, const int64_t *shape,
+                        size_t itemsize);
+
+/* Stops and joins the pool's threads; NULL is ignored. */
+void kiln_copy_pool_free(kiln_copy_pool *pool);
+
 /* Frees cached host-path staging (buffers, streams). */
 void kiln_ufunc_staging_free(kiln_context *ctx, kiln_ufunc_staging *staging);
 
