@@ -184,9 +184,11 @@ static int bench_host(bench *b, int64_t n, long long chunk) {
   }
   if (!ok) printf("  WRONG RESULT on the host path\n");
   double gb = 3.0 * 4.0 * (double)n / 1e9;
-  printf("add, %lld float32 host arrays in and out: ufunc host path (%lld-byte chunks) %.2f ms "
+  char chunks[48] = "default";
+  if (chunk > 0) snprintf(chunks, sizeof chunks, "%lld-byte", chunk);
+  printf("add, %lld float32 host arrays in and out: ufunc host path (%s chunks) %.2f ms "
          "(%.1f GB/s), from_host + raw kernel + to_host %.2f ms (%.1f GB/s); ratio %.3f\n",
-         (long long)n, chunk > 0 ? chunk : 4LL << 20, staged, gb / (staged * 1e-3), plain, gb / (plain * 1e-3),
+         (long long)n, chunks, staged, gb / (staged * 1e-3), plain, gb / (plain * 1e-3),
          staged / plain);
   free(x);
   free(y);

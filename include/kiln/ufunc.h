@@ -85,7 +85,7 @@ KILN_API int kiln_ufunc_signature_count(const kiln_ufunc *ufunc);
 KILN_API const char *kiln_ufunc_signature(const kiln_ufunc *ufunc, int index);
 
 /* Bytes of each host operand staged per chunk on the host path (default
- * 4 MiB, at least one element is always staged). Changing it frees the
+ * 8 MiB, at least one element is always staged). Changing it frees the
  * staging buffers kept from earlier calls. Errors: INVALID_ARGUMENT for
  * 0. */
 KILN_API kiln_status kiln_ufunc_set_host_chunk_bytes(kiln_ufunc *ufunc, size_t bytes);
