@@ -158,9 +158,14 @@ void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, 
   if (multiple > 0 && multiple <= size) size -= size % multiple;
   if (size == 0) size = 1;
   uint64_t groups = ((uint64_t)n + size - 1) / size;
-  /* Enough groups to fill the device many times over; beyond that each
-   * work-item loops (grid-stride), which also covers n > 2^31. */
-  uint64_t cap = (uint64_t)(ctx->info.compute_units ? ctx->info.compute_units : 16) * 64;
+  /* GPUs: enough groups to fill the device many times over, beyond that each
+   * work-item loops (grid-stride: measured faster than one work-item per
+   * element on an H200). CPU devices run a work-group as a vectorised loop
+   * over its items and lose that when each item loops itself (10x slower
+   * on PoCL): there one item per element, up to 2^31 items in all. */
+  uint64_t cap = ctx->info.type == KILN_DEVICE_CPU
+                     ? (((uint64_t)1 << 31) - size) / size
+                     : (uint64_t)(ctx->info.compute_units ? ctx->info.compute_units : 16) * 64;
   if (groups > cap) groups = cap;
   if (groups == 0) groups = 1;
   *local = size;

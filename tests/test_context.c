@@ -37,6 +37,9 @@ static void test_device_info(kiln_context *ctx) {
   CHECK(info.global_memory > 0 && info.local_memory > 0);
   CHECK(info.compute_units > 0 && info.max_work_group_size > 0);
   CHECK(info.has_double == 0 || info.has_double == 1);
+  CHECK(info.type == KILN_DEVICE_GPU || info.type == KILN_DEVICE_CPU || info.type == KILN_DEVICE_OTHER);
+  if (strcmp(info.backend, "opencl") != 0) CHECK(info.type == KILN_DEVICE_GPU);
+  if (strstr(info.platform, "Portable Computing Language")) CHECK(info.type == KILN_DEVICE_CPU);
   kiln_device_info listed;
   CHECK_OK(kiln_backend_device_info(info.backend, NULL, info.index, &listed));
   CHECK(strcmp(listed.name, info.name) == 0 && listed.global_memory == info.global_memory);

@@ -8,7 +8,8 @@
 #include "kiln/kiln.h"
 
 static void print_device(const kiln_device_info *d) {
-  printf("    [%d] %s\n", d->index, d->name);
+  static const char *const types[] = {"?", "GPU", "CPU", "other"};
+  printf("    [%d] %s (%s)\n", d->index, d->name, types[d->type <= KILN_DEVICE_OTHER ? d->type : 0]);
   printf("        vendor %s; platform %s; driver %s; arch %s\n", d->vendor, d->platform,
          d->driver_version, d->architecture);
   printf("        %u compute units, %.1f GiB global memory, %llu KiB local memory,\n"

@@ -95,6 +95,7 @@ static kiln_status fill_info(const gpu_runtime *runtime, int index,
   KILN_RETURN_IF_ERROR(runtime->device_total_memory(index, &info->global_memory));
   /* one allocation may take the whole device memory */
   info->max_buffer_size = info->global_memory;
+  info->type = KILN_DEVICE_GPU;
   int compute_units = 0, max_threads = 0;
   KILN_RETURN_IF_ERROR(runtime->device_attribute(index, GPU_DEVICE_COMPUTE_UNITS,
                                                  &compute_units));

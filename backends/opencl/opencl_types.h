@@ -71,6 +71,9 @@ typedef void(KILN_CL_API *cl_program_notify)(cl_program program,
 #define CL_PLATFORM_VENDOR 0x0903u
 
 /* clGetDeviceIDs / clGetDeviceInfo */
+#define CL_DEVICE_TYPE 0x1000u
+#define CL_DEVICE_TYPE_CPU (1u << 1)
+#define CL_DEVICE_TYPE_GPU (1u << 2)
 #define CL_DEVICE_TYPE_ALL 0xFFFFFFFFu
 #define CL_DEVICE_MAX_COMPUTE_UNITS 0x1002u
 #define CL_DEVICE_MAX_WORK_GROUP_SIZE 0x1004u

@@ -17,6 +17,13 @@ extern "C" {
 
 typedef struct kiln_context kiln_context;
 
+/* What kind of processor a device is. */
+typedef enum kiln_device_type {
+  KILN_DEVICE_GPU = 1,
+  KILN_DEVICE_CPU,        /* e.g. PoCL's OpenCL device */
+  KILN_DEVICE_OTHER       /* accelerators and anything else */
+} kiln_device_type;
+
 /* Properties of one device, as its backend reports them. */
 typedef struct kiln_device_info {
   int index;                     /* index within its backend (KILN_DEVICE) */
@@ -26,6 +33,7 @@ typedef struct kiln_device_info {
   char platform[128];            /* platform / runtime name */
   char driver_version[64];
   char architecture[64];         /* compile target, e.g. "sm_90", "gfx90a" */
+  kiln_device_type type;
   uint64_t global_memory;        /* bytes */
   uint64_t max_buffer_size;      /* bytes one allocation may hold */
   uint64_t local_memory;         /* bytes of work-group local memory */
