@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kiln/kiln.h"
+#include "bench.h"
 
 typedef int CUresult;
 typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream, *CUevent;
@@ -95,11 +95,6 @@ static int load_driver(void) {
     CUresult r_ = (call);                                               \
     if (r_ != 0) return fprintf(stderr, "%s = %d\n", #call, r_), 1;     \
   } while (0)
-#define KILN(call)                                                                  \
-  do {                                                                              \
-    kiln_status s_ = (call);                                                        \
-    if (s_ != KILN_OK) return fprintf(stderr, "%s: %s\n", #call, kiln_last_error()), 1; \
-  } while (0)
 
 /* The same two kernels, as plain CUDA C++ and in kiln's kernel language. */
 static const char *cuda_source =
@@ -115,22 +110,6 @@ static const char *kiln_source =
     "  if (i < n) c[i] = a[i] + b[i];\n"
     "}\n"
     "KILN_KERNEL void tiny(KILN_GLOBAL float *x) { if (kiln_local_id(0) == 0) x[0] += 1.0f; }\n";
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare_doubles);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
@@ -188,16 +167,16 @@ int main(int argc, char **argv) {
 
   /* kiln side */
   kiln_array *ka, *kb, *kc, *kx;
-  KILN(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &ka));
-  KILN(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &kb));
-  KILN(kiln_array_empty(ctx, KILN_FLOAT32, 1, &n, &kc));
-  KILN(kiln_array_zeros(ctx, KILN_FLOAT32, 1, (int64_t[]){1}, &kx));
+  BENCH_CHECK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &ka));
+  BENCH_CHECK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &kb));
+  BENCH_CHECK(kiln_array_empty(ctx, KILN_FLOAT32, 1, &n, &kc));
+  BENCH_CHECK(kiln_array_zeros(ctx, KILN_FLOAT32, 1, (int64_t[]){1}, &kx));
   kiln_kernel *kadd, *ktiny;
-  KILN(kiln_kernel_create(ctx, kiln_source, "add", NULL, &kadd));
-  KILN(kiln_kernel_create(ctx, kiln_source, "tiny", NULL, &ktiny));
+  BENCH_CHECK(kiln_kernel_create(ctx, kiln_source, "add", NULL, &kadd));
+  BENCH_CHECK(kiln_kernel_create(ctx, kiln_source, "tiny", NULL, &ktiny));
   kiln_event *k0, *k1;
-  KILN(kiln_event_create(ctx, &k0));
-  KILN(kiln_event_create(ctx, &k1));
+  BENCH_CHECK(kiln_event_create(ctx, &k0));
+  BENCH_CHECK(kiln_event_create(ctx, &k1));
   CUevent e0, e1;
   CU(cu.EventCreate(&e0, 0));
   CU(cu.EventCreate(&e1, 0));
@@ -216,14 +195,14 @@ int main(int argc, char **argv) {
     CU(cu.EventSynchronize(e1));
     CU(cu.EventElapsedTime(&ms, e0, e1));
     double kms;
-    KILN(kiln_event_record(k0, NULL));
-    KILN(kiln_kernel_launch(kadd, 1, &global, &local, 4, kargs, NULL));
-    KILN(kiln_event_record(k1, NULL));
-    KILN(kiln_event_synchronize(k1));
-    KILN(kiln_event_elapsed_ms(k0, k1, &kms));
+    BENCH_CHECK(kiln_event_record(k0, NULL));
+    BENCH_CHECK(kiln_kernel_launch(kadd, 1, &global, &local, 4, kargs, NULL));
+    BENCH_CHECK(kiln_event_record(k1, NULL));
+    BENCH_CHECK(kiln_event_synchronize(k1));
+    BENCH_CHECK(kiln_event_elapsed_ms(k0, k1, &kms));
     if (r >= 0) raw_ms[r] = ms, kiln_ms[r] = kms;
   }
-  double rm = median(raw_ms, repeats), km = median(kiln_ms, repeats);
+  double rm = bench_median(raw_ms, repeats), km = bench_median(kiln_ms, repeats);
   double moved = 3.0 * (double)bytes;
   printf("device: %s (%s), n = %lld float32, %d repeats, medians\n", info.name, info.architecture,
          (long long)n, repeats);
@@ -237,30 +216,30 @@ int main(int argc, char **argv) {
   kiln_arg tiny_kargs[] = {kiln_arg_array(kx)};
   int64_t one_group = 32;
   for (int r = -1; r < rounds; r++) {
-    double t = now_us();
+    double t = (1e3 * bench_now_ms());
     for (int i = 0; i < burst; i++) CU(cu.LaunchKernel(raw_tiny, 1, 1, 1, 32, 1, 1, 0, stream, tiny_args, NULL));
     CU(cu.StreamSynchronize(stream));
-    double raw_b = (now_us() - t) / burst;
-    t = now_us();
-    for (int i = 0; i < burst; i++) KILN(kiln_kernel_launch(ktiny, 1, &one_group, &one_group, 1, tiny_kargs, NULL));
-    KILN(kiln_context_synchronize(ctx));
-    double kiln_b = (now_us() - t) / burst;
-    t = now_us();
+    double raw_b = ((1e3 * bench_now_ms()) - t) / burst;
+    t = (1e3 * bench_now_ms());
+    for (int i = 0; i < burst; i++) BENCH_CHECK(kiln_kernel_launch(ktiny, 1, &one_group, &one_group, 1, tiny_kargs, NULL));
+    BENCH_CHECK(kiln_context_synchronize(ctx));
+    double kiln_b = ((1e3 * bench_now_ms()) - t) / burst;
+    t = (1e3 * bench_now_ms());
     for (int i = 0; i < 1000; i++) {
       CU(cu.LaunchKernel(raw_tiny, 1, 1, 1, 32, 1, 1, 0, stream, tiny_args, NULL));
       CU(cu.StreamSynchronize(stream));
     }
-    double raw_s = (now_us() - t) / 1000;
-    t = now_us();
+    double raw_s = ((1e3 * bench_now_ms()) - t) / 1000;
+    t = (1e3 * bench_now_ms());
     for (int i = 0; i < 1000; i++) {
-      KILN(kiln_kernel_launch(ktiny, 1, &one_group, &one_group, 1, tiny_kargs, NULL));
-      KILN(kiln_context_synchronize(ctx));
+      BENCH_CHECK(kiln_kernel_launch(ktiny, 1, &one_group, &one_group, 1, tiny_kargs, NULL));
+      BENCH_CHECK(kiln_context_synchronize(ctx));
     }
-    double kiln_s = (now_us() - t) / 1000;
+    double kiln_s = ((1e3 * bench_now_ms()) - t) / 1000;
     if (r >= 0) raw_burst[r] = raw_b, kiln_burst[r] = kiln_b, raw_sync[r] = raw_s, kiln_sync[r] = kiln_s;
   }
-  double rb = median(raw_burst, rounds), kb_ = median(kiln_burst, rounds);
-  double rs = median(raw_sync, rounds), ks = median(kiln_sync, rounds);
+  double rb = bench_median(raw_burst, rounds), kb_ = bench_median(kiln_burst, rounds);
+  double rs = bench_median(raw_sync, rounds), ks = bench_median(kiln_sync, rounds);
   printf("tiny launch, burst of %d:  driver %.2f us   kiln %.2f us   kiln - driver %+.2f us\n", burst,
          rb, kb_, kb_ - rb);
   printf("tiny launch + synchronize: driver %.2f us   kiln %.2f us   kiln - driver %+.2f us\n", rs, ks,

@@ -22,17 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kiln/kiln.h"
-
-#define TRY(call)                                                                     \
-  do {                                                                                \
-    kiln_status s_ = (call);                                                          \
-    if (s_ != KILN_OK) {                                                              \
-      fprintf(stderr, "%s failed: %s\n%s\n", #call, kiln_status_string(s_),           \
-              kiln_last_error());                                                     \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
+#include "bench.h"
 
 static const char *raw_source =
     "KILN_KERNEL void raw_add(int64_t n, KILN_GLOBAL const float *x,\n"
@@ -48,32 +38,16 @@ typedef struct bench {
   kiln_event *start, *stop;
 } bench;
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare_doubles);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 static void raw_call(bench *b, int64_t n, kiln_array *x, kiln_array *y, kiln_array *out) {
   kiln_arg args[4] = {kiln_arg_int64(n), kiln_arg_array(x), kiln_arg_array(y),
                       kiln_arg_array(out)};
-  TRY(kiln_kernel_launch(b->raw, 1, &n, NULL, 4, args, NULL));
+  BENCH_CHECK(kiln_kernel_launch(b->raw, 1, &n, NULL, 4, args, NULL));
 }
 
 static void ufunc_call(bench *b, kiln_array *x, kiln_array *y, kiln_array *out) {
   kiln_operand in[2] = {kiln_operand_array(x), kiln_operand_array(y)};
   kiln_operand o[1] = {kiln_operand_array(out)};
-  TRY(kiln_ufunc_call(b->add, 2, in, 1, o, NULL));
+  BENCH_CHECK(kiln_ufunc_call(b->add, 2, in, 1, o, NULL));
 }
 
 /* Median milliseconds per call of `burst` calls between two events. */
@@ -83,20 +57,20 @@ static double time_calls(bench *b, int use_ufunc, int64_t n, kiln_array *x, kiln
     if (use_ufunc) ufunc_call(b, x, y, out);
     else raw_call(b, n, x, y, out);
   }
-  TRY(kiln_context_synchronize(b->ctx));
+  BENCH_CHECK(kiln_context_synchronize(b->ctx));
   double *ms = malloc((size_t)repeats * sizeof *ms);
   for (int r = 0; r < repeats; r++) {
-    TRY(kiln_event_record(b->start, NULL));
+    BENCH_CHECK(kiln_event_record(b->start, NULL));
     for (int k = 0; k < burst; k++) {
       if (use_ufunc) ufunc_call(b, x, y, out);
       else raw_call(b, n, x, y, out);
     }
-    TRY(kiln_event_record(b->stop, NULL));
-    TRY(kiln_event_synchronize(b->stop));
-    TRY(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
+    BENCH_CHECK(kiln_event_record(b->stop, NULL));
+    BENCH_CHECK(kiln_event_synchronize(b->stop));
+    BENCH_CHECK(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
     ms[r] /= burst;
   }
-  double m = median(ms, repeats);
+  double m = bench_median(ms, repeats);
   free(ms);
   return m;
 }
@@ -105,16 +79,16 @@ static double time_calls(bench *b, int use_ufunc, int64_t n, kiln_array *x, kiln
 static void make_arrays(bench *b, int64_t n, kiln_array **x, kiln_array **y, kiln_array **out) {
   float *h = malloc((size_t)n * sizeof *h + 1);
   for (int64_t i = 0; i < n; i++) h[i] = (float)(i % 1000);
-  TRY(kiln_array_from_host(b->ctx, KILN_FLOAT32, 1, &n, NULL, h, x));
+  BENCH_CHECK(kiln_array_from_host(b->ctx, KILN_FLOAT32, 1, &n, NULL, h, x));
   float half = 0.5f;
-  TRY(kiln_array_full(b->ctx, KILN_FLOAT32, 1, &n, &half, y));
-  TRY(kiln_array_empty(b->ctx, KILN_FLOAT32, 1, &n, out));
+  BENCH_CHECK(kiln_array_full(b->ctx, KILN_FLOAT32, 1, &n, &half, y));
+  BENCH_CHECK(kiln_array_empty(b->ctx, KILN_FLOAT32, 1, &n, out));
   free(h);
 }
 
 static int check_sum(kiln_array *out, int64_t n) {
   float *h = malloc((size_t)n * sizeof *h + 1);
-  TRY(kiln_array_to_host(out, h, NULL));
+  BENCH_CHECK(kiln_array_to_host(out, h, NULL));
   int64_t bad = 0;
   for (int64_t i = 0; i < n; i++) bad += h[i] != (float)(i % 1000) + 0.5f;
   free(h);
@@ -162,22 +136,22 @@ static int bench_host(bench *b, int64_t n, long long chunk) {
   int ok = 1;
   for (int r = 0; r < 3; r++) {
     memset(out, 0, (size_t)n * 4);
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     kiln_operand in[2] = {kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
                           kiln_operand_host(y, KILN_FLOAT32, 1, &n, NULL)};
     kiln_operand o[1] = {kiln_operand_host_output(out, KILN_FLOAT32, 1, &n, NULL)};
-    TRY(kiln_ufunc_call(b->add, 2, in, 1, o, NULL));
-    staged = fmin(staged, now_ms() - t0);
+    BENCH_CHECK(kiln_ufunc_call(b->add, 2, in, 1, o, NULL));
+    staged = fmin(staged, bench_now_ms() - t0);
     for (int64_t i = 0; i < n; i++) ok &= out[i] == x[i] + y[i];
 
-    t0 = now_ms();
+    t0 = bench_now_ms();
     kiln_array *dx, *dy, *dout;
-    TRY(kiln_array_from_host(b->ctx, KILN_FLOAT32, 1, &n, NULL, x, &dx));
-    TRY(kiln_array_from_host(b->ctx, KILN_FLOAT32, 1, &n, NULL, y, &dy));
-    TRY(kiln_array_empty(b->ctx, KILN_FLOAT32, 1, &n, &dout));
+    BENCH_CHECK(kiln_array_from_host(b->ctx, KILN_FLOAT32, 1, &n, NULL, x, &dx));
+    BENCH_CHECK(kiln_array_from_host(b->ctx, KILN_FLOAT32, 1, &n, NULL, y, &dy));
+    BENCH_CHECK(kiln_array_empty(b->ctx, KILN_FLOAT32, 1, &n, &dout));
     raw_call(b, n, dx, dy, dout);
-    TRY(kiln_array_to_host(dout, out, NULL));
-    plain = fmin(plain, now_ms() - t0);
+    BENCH_CHECK(kiln_array_to_host(dout, out, NULL));
+    plain = fmin(plain, bench_now_ms() - t0);
     kiln_array_release(dx);
     kiln_array_release(dy);
     kiln_array_release(dout);
@@ -214,17 +188,17 @@ int main(int argc, char **argv) {
     return 2;
   }
   bench b = {0};
-  TRY(kiln_context_create(NULL, &b.ctx));
+  BENCH_CHECK(kiln_context_create(NULL, &b.ctx));
   kiln_device_info info;
-  TRY(kiln_context_device_info(b.ctx, &info));
+  BENCH_CHECK(kiln_context_device_info(b.ctx, &info));
   printf("ufunc_bench on %s device %d: %s (%s), median of %d repeats\n", info.backend,
          info.index, info.name, info.driver_version, repeats);
-  TRY(kiln_kernel_create(b.ctx, raw_source, "raw_add", NULL, &b.raw));
-  TRY(kiln_ufunc_builtin(b.ctx, "add", &b.add));
-  TRY(kiln_event_create(b.ctx, &b.start));
-  TRY(kiln_event_create(b.ctx, &b.stop));
+  BENCH_CHECK(kiln_kernel_create(b.ctx, raw_source, "raw_add", NULL, &b.raw));
+  BENCH_CHECK(kiln_ufunc_builtin(b.ctx, "add", &b.add));
+  BENCH_CHECK(kiln_event_create(b.ctx, &b.start));
+  BENCH_CHECK(kiln_event_create(b.ctx, &b.stop));
 
-  if (chunk > 0) TRY(kiln_ufunc_set_host_chunk_bytes(b.add, (size_t)chunk));
+  if (chunk > 0) BENCH_CHECK(kiln_ufunc_set_host_chunk_bytes(b.add, (size_t)chunk));
   int ok = 1;
   if (device) {
     ok &= bench_big(&b, n, repeats);
