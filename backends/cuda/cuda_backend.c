@@ -3,7 +3,6 @@
  * slots without a device need a CUDA-specific entry. */
 #include "backends/cuda/cuda_backend.h"
 
-#include "backends/cuda/cuda_compile.h"
 #include "backends/gpu/gpu_backend.h"
 
 /* embedded from backends/cuda/prelude.cuh at build time */
@@ -21,6 +20,12 @@ static kiln_status cuda_device_info(const kiln_backend_config *config, int index
 static kiln_status cuda_device_open(const kiln_backend_config *config, int index,
                                     kiln_backend_device **device) {
   return gpu_device_open(&kiln_cuda_gpu, config, index, device);
+}
+
+static kiln_status cuda_compile_for_target(const char *source, const char *options,
+                                           const char *target, size_t *binary_size,
+                                           char **log) {
+  return gpu_compile_for_target(&kiln_cuda_compiler, source, options, target, binary_size, log);
 }
 
 const kiln_backend_ops kiln_backend_cuda = {

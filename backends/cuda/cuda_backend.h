@@ -4,10 +4,15 @@
 #ifndef KILN_BACKENDS_CUDA_BACKEND_H
 #define KILN_BACKENDS_CUDA_BACKEND_H
 
+#include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/gpu_runtime.h"
 
 /* The CUDA Driver API + NVRTC behind the shared GPU layer
  * (cuda_runtime.c). */
 extern const gpu_runtime kiln_cuda_gpu;
+
+/* NVRTC and CUDA's choice of target behind the shared compile flow
+ * (cuda_compile.c). */
+extern const gpu_compiler kiln_cuda_compiler;
 
 #endif

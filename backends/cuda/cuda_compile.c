@@ -1,24 +1,26 @@
-/* backends/cuda/cuda_compile.c: NVRTC compilation and the choice of target.
+/* backends/cuda/cuda_compile.c: NVRTC behind the shared compile flow of
+ * backends/gpu/gpu_compiler.h: the choice of target, and one wrapper per
+ * NVRTC call.
+ *
+ * For a device of architecture sm_XY: a CUBIN for exactly sm_XY when this
+ * NVRTC supports it, otherwise PTX for the newest compute_XY it supports
+ * that is not newer than the device (the driver compiles that PTX at load
+ * time); UNAVAILABLE when NVRTC only supports newer devices. For
+ * compile_for_target: "sm_XY" (optionally with NVRTC's "a"/"f" suffix; a
+ * CUBIN) or "compute_XY" (PTX); INVALID_ARGUMENT for any other name or one
+ * this NVRTC does not support.
  *
  * The kernel language is compiled as C++17 (NVRTC's default since CUDA 12,
  * asked for explicitly so NVRTC 11 agrees): the prelude uses a small
  * template for LOCAL parameters and marks every function itself, so no
  * -default-device is needed. NVRTC is thread-safe; no lock is taken. */
-#include "backends/cuda/cuda_compile.h"
-
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_status.h"
-#include "backends/gpu/gpu_options.h"
 
 #define MAX_SUPPORTED_ARCHS 256
-
-typedef struct nvrtc_target {
-  char option[64]; /* --gpu-architecture=... */
-  int cubin;       /* 1: CUBIN for sm_XY; 0: PTX for compute_XY */
-} nvrtc_target;
 
 /* Parses "<prefix><digits>[a|f]" into the number; -1 when malformed. */
 static int parse_architecture(const char *text, const char *prefix, char *suffix) {
@@ -52,7 +54,13 @@ static void nvrtc_version(int *major, int *minor) {
   if (NVRTC_CALL(nvrtcVersion, (major, minor)) != KILN_OK) *major = *minor = 0;
 }
 
-static kiln_status target_for_device(const char *architecture, nvrtc_target *target) {
+static kiln_status load(void) {
+  const cuda_nvrtc_symbols *nvrtc = NULL;
+  return cuda_nvrtc_load(&nvrtc);
+}
+
+static kiln_status target_for_device(const char *architecture, gpu_compile_target *target) {
+  KILN_RETURN_IF_ERROR(load());
   char suffix = 0;
   int device = parse_architecture(architecture, "sm_", &suffix);
   if (device < 0)
@@ -75,13 +83,15 @@ static kiln_status target_for_device(const char *architecture, nvrtc_target *tar
                             major, minor, list[0], architecture);
     }
   }
-  target->cubin = have_cubin && chosen == device;
+  int cubin = have_cubin && chosen == device;
+  target->image = cubin ? GPU_IMAGE_NATIVE : GPU_IMAGE_PTX;
   snprintf(target->option, sizeof target->option, "--gpu-architecture=%s_%d",
-           target->cubin ? "sm" : "compute", chosen);
+           cubin ? "sm" : "compute", chosen);
   return KILN_OK;
 }
 
-static kiln_status target_for_name(const char *name, nvrtc_target *target) {
+static kiln_status target_for_name(const char *name, gpu_compile_target *target) {
+  KILN_RETURN_IF_ERROR(load());
   char suffix = 0;
   int cubin = 1;
   int number = parse_architecture(name, "sm_", &suffix);
@@ -104,135 +114,69 @@ static kiln_status target_for_name(const char *name, nvrtc_target *target) {
                           major, minor, name, list[0], list[count - 1]);
   }
   /* without the CUBIN API the size reported is that of the PTX */
-  target->cubin = cubin && cuda_nvrtc()->nvrtcGetCUBIN && cuda_nvrtc()->nvrtcGetCUBINSize;
+  cubin = cubin && cuda_nvrtc()->nvrtcGetCUBIN && cuda_nvrtc()->nvrtcGetCUBINSize;
+  target->image = cubin ? GPU_IMAGE_NATIVE : GPU_IMAGE_PTX;
   if (suffix)
     snprintf(target->option, sizeof target->option, "--gpu-architecture=%s_%d%c",
-             target->cubin ? "sm" : "compute", number, suffix);
+             cubin ? "sm" : "compute", number, suffix);
   else
     snprintf(target->option, sizeof target->option, "--gpu-architecture=%s_%d",
-             target->cubin ? "sm" : "compute", number);
+             cubin ? "sm" : "compute", number);
   return KILN_OK;
 }
 
-/* NVRTC's log as a malloc'd string (never NULL unless out of memory). */
-static char *program_log(nvrtcProgram program) {
-  size_t size = 0;
-  if (NVRTC_CALL(nvrtcGetProgramLogSize, (program, &size)) != KILN_OK) size = 0;
-  char *log = malloc(size + 1);
-  if (!log) return NULL;
-  log[0] = '\0';
-  if (size > 0 && NVRTC_CALL(nvrtcGetProgramLog, (program, log)) != KILN_OK) log[0] = '\0';
-  log[size] = '\0';
-  /* trailing newlines and NUL padding make messages ragged */
-  size_t length = strlen(log);
-  while (length > 0 && (log[length - 1] == '\n' || log[length - 1] == '\r')) log[--length] = '\0';
-  return log;
-}
-
-/* The compiled image: CUBIN or PTX (with its NUL). */
-static kiln_status program_image(nvrtcProgram program, int cubin, void **binary,
-                                 size_t *size) {
-  size_t bytes = 0;
-  if (cubin)
-    KILN_RETURN_IF_ERROR(NVRTC_CALL(nvrtcGetCUBINSize, (program, &bytes)));
-  else
-    KILN_RETURN_IF_ERROR(NVRTC_CALL(nvrtcGetPTXSize, (program, &bytes)));
-  if (bytes == 0)
-    return kiln_error_set(KILN_ERROR_INTERNAL, "NVRTC returned an empty %s",
-                          cubin ? "CUBIN" : "PTX");
-  char *image = malloc(bytes);
-  if (!image)
-    return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory for %zu bytes of %s",
-                          bytes, cubin ? "CUBIN" : "PTX");
-  kiln_status status = cubin ? NVRTC_CALL(nvrtcGetCUBIN, (program, image))
-                             : NVRTC_CALL(nvrtcGetPTX, (program, image));
-  if (status != KILN_OK) {
-    free(image);
-    return status;
-  }
-  *binary = image;
-  *size = bytes;
+static kiln_status nvrtc_program_create(gpu_program *program, const char *source) {
+  nvrtcProgram created = NULL;
+  KILN_RETURN_IF_ERROR(
+      NVRTC_CALL(nvrtcCreateProgram, (&created, source, "kernel.cu", 0, NULL, NULL)));
+  *program = created;
   return KILN_OK;
 }
 
-/* Compiles source for target; *log (if log) receives NVRTC's log. */
-static kiln_status nvrtc_build(const char *source, const char *options,
-                               const nvrtc_target *target, void **binary,
-                               size_t *size, char **log) {
-  char **words = NULL, *text = NULL;
-  const char **argv = NULL;
-  int count = 0, have_program = 0;
-  nvrtcProgram program = NULL;
-  kiln_status status = gpu_options_split(options, &words, &count);
-  if (status != KILN_OK) goto cleanup;
-  argv = malloc(((size_t)count + 2) * sizeof *argv);
-  if (!argv) {
-    status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory for options");
-    goto cleanup;
-  }
-  argv[0] = target->option;
-  argv[1] = "--std=c++17";
-  for (int i = 0; i < count; i++) argv[2 + i] = words[i];
-
-  status = NVRTC_CALL(nvrtcCreateProgram, (&program, source, "kernel.cu", 0, NULL, NULL));
-  if (status != KILN_OK) goto cleanup;
-  have_program = 1;
-  nvrtcResult compiled = cuda_nvrtc()->nvrtcCompileProgram(program, count + 2, argv);
-  text = program_log(program);
-  if (compiled != NVRTC_SUCCESS) {
-    status = cuda_nvrtc_status(compiled, "nvrtcCompileProgram");
-    const char *name = cuda_nvrtc()->nvrtcGetErrorString(compiled);
-    status = kiln_error_set(status, "nvrtcCompileProgram with %s: %s%s%s", target->option,
-                            name ? name : "failed", text && text[0] ? "\n" : "",
-                            text ? text : "");
-    goto cleanup;
-  }
-  status = program_image(program, target->cubin, binary, size);
-
-cleanup:
-  if (have_program) {
-    nvrtcProgram doomed = program;
-    cuda_nvrtc()->nvrtcDestroyProgram(&doomed);
-  }
-  if (log) {
-    *log = text;
-    text = NULL;
-  }
-  free(text);
-  free(argv);
-  free(words);
-  return status;
+static kiln_status nvrtc_program_compile(gpu_program program, int count,
+                                         const char *const *options, const char **error_name) {
+  nvrtcResult result = cuda_nvrtc()->nvrtcCompileProgram(program, count, options);
+  if (result == NVRTC_SUCCESS) return KILN_OK;
+  *error_name = cuda_nvrtc()->nvrtcGetErrorString(result);
+  return cuda_nvrtc_status(result, "nvrtcCompileProgram");
 }
 
-kiln_status cuda_compile(const char *architecture, const char *source,
-                         const char *options, void **binary, size_t *size,
-                         char **log) {
-  nvrtc_target target;
-  *binary = NULL;
-  *size = 0;
-  if (log) *log = NULL;
-  const cuda_nvrtc_symbols *nvrtc = NULL;
-  KILN_RETURN_IF_ERROR(cuda_nvrtc_load(&nvrtc));
-  KILN_RETURN_IF_ERROR(target_for_device(architecture, &target));
-  return nvrtc_build(source, options, &target, binary, size, log);
+static kiln_status nvrtc_log_size(gpu_program program, size_t *size) {
+  return NVRTC_CALL(nvrtcGetProgramLogSize, (program, size));
 }
 
-kiln_status cuda_compile_for_target(const char *source, const char *options,
-                                    const char *target, size_t *binary_size,
-                                    char **log) {
-  if (binary_size) *binary_size = 0;
-  if (log) *log = NULL;
-  KILN_CHECK_ARG(source);
-  KILN_CHECK_ARG(target);
-  const cuda_nvrtc_symbols *nvrtc = NULL;
-  KILN_RETURN_IF_ERROR(cuda_nvrtc_load(&nvrtc));
-  nvrtc_target chosen;
-  KILN_RETURN_IF_ERROR(target_for_name(target, &chosen));
-  void *binary = NULL;
-  size_t size = 0;
-  kiln_status status = nvrtc_build(source, options, &chosen, &binary, &size, log);
-  free(binary);
-  if (status != KILN_OK) return kiln_error_prefix(status, "cuda: compiling for %s", target);
-  if (binary_size) *binary_size = size;
-  return KILN_OK;
+static kiln_status nvrtc_log(gpu_program program, char *log) {
+  return NVRTC_CALL(nvrtcGetProgramLog, (program, log));
 }
+
+static kiln_status nvrtc_image_size(gpu_program program, gpu_image image, size_t *size) {
+  if (image == GPU_IMAGE_PTX) return NVRTC_CALL(nvrtcGetPTXSize, (program, size));
+  return NVRTC_CALL(nvrtcGetCUBINSize, (program, size));
+}
+
+static kiln_status nvrtc_image(gpu_program program, gpu_image image, char *bytes) {
+  if (image == GPU_IMAGE_PTX) return NVRTC_CALL(nvrtcGetPTX, (program, bytes));
+  return NVRTC_CALL(nvrtcGetCUBIN, (program, bytes));
+}
+
+static void nvrtc_program_destroy(gpu_program program) {
+  nvrtcProgram doomed = program;
+  cuda_nvrtc()->nvrtcDestroyProgram(&doomed);
+}
+
+const gpu_compiler kiln_cuda_compiler = {
+    .backend = "cuda",
+    .name = "NVRTC",
+    .standard = "--std=c++17",
+    .compile_call = "nvrtcCompileProgram",
+    .native_image = "CUBIN",
+    .target_for_device = target_for_device,
+    .target_for_name = target_for_name,
+    .program_create = nvrtc_program_create,
+    .program_compile = nvrtc_program_compile,
+    .log_size = nvrtc_log_size,
+    .log = nvrtc_log,
+    .image_size = nvrtc_image_size,
+    .image = nvrtc_image,
+    .program_destroy = nvrtc_program_destroy,
+};

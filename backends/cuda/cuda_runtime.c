@@ -8,7 +8,6 @@
 
 #include <stdio.h>
 
-#include "backends/cuda/cuda_compile.h"
 #include "backends/cuda/cuda_status.h"
 #include "backends/gpu/gpu_binary.h"
 #include "core/log.h"
@@ -198,6 +197,11 @@ static kiln_status cuda_event_synchronize(gpu_event event) {
 
 static kiln_status cuda_event_elapsed_ms(gpu_event start, gpu_event end, float *ms) {
   return CUDA_CALL(cuEventElapsedTime, (ms, (CUevent)start, (CUevent)end));
+}
+
+static kiln_status cuda_compile(const char *architecture, const char *source,
+                                const char *options, void **binary, size_t *size, char **log) {
+  return gpu_compile(&kiln_cuda_compiler, architecture, source, options, binary, size, log);
 }
 
 static kiln_status cuda_binary_check(const void *binary, size_t size) {
