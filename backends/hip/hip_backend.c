@@ -4,7 +4,6 @@
 #include "backends/hip/hip_backend.h"
 
 #include "backends/gpu/gpu_backend.h"
-#include "backends/hip/hip_compile.h"
 
 /* embedded from backends/hip/prelude.hip at build time */
 extern const char kiln_prelude_hip[];
@@ -21,6 +20,12 @@ static kiln_status hip_device_info(const kiln_backend_config *config, int index,
 static kiln_status hip_device_open(const kiln_backend_config *config, int index,
                                    kiln_backend_device **device) {
   return gpu_device_open(&kiln_hip_gpu, config, index, device);
+}
+
+static kiln_status hip_compile_for_target(const char *source, const char *options,
+                                          const char *target, size_t *binary_size,
+                                          char **log) {
+  return gpu_compile_for_target(&kiln_hip_compiler, source, options, target, binary_size, log);
 }
 
 const kiln_backend_ops kiln_backend_hip = {

@@ -4,9 +4,14 @@
 #ifndef KILN_BACKENDS_HIP_BACKEND_H
 #define KILN_BACKENDS_HIP_BACKEND_H
 
+#include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/gpu_runtime.h"
 
 /* The HIP runtime + hiprtc behind the shared GPU layer (hip_runtime.c). */
 extern const gpu_runtime kiln_hip_gpu;
+
+/* hiprtc and HIP's choice of target behind the shared compile flow
+ * (hip_compile.c). */
+extern const gpu_compiler kiln_hip_compiler;
 
 #endif

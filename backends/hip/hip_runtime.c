@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "backends/gpu/gpu_binary.h"
-#include "backends/hip/hip_compile.h"
 #include "backends/hip/hip_status.h"
 
 static hipDeviceptr_t device_pointer(gpu_address address) {
@@ -219,6 +218,11 @@ static kiln_status hip_event_synchronize(gpu_event event) {
 
 static kiln_status hip_event_elapsed_ms(gpu_event start, gpu_event end, float *ms) {
   return HIP_CALL(hipEventElapsedTime, (ms, (hipEvent_t)start, (hipEvent_t)end));
+}
+
+static kiln_status hip_compile(const char *architecture, const char *source,
+                               const char *options, void **binary, size_t *size, char **log) {
+  return gpu_compile(&kiln_hip_compiler, architecture, source, options, binary, size, log);
 }
 
 static kiln_status hip_binary_check(const void *binary, size_t size) {
