@@ -15,6 +15,10 @@
  *                    address, SCALAR by value, LOCAL as 16-byte aligned
  *                    4-byte offsets into dynamic shared memory), opting in
  *                    to more than the default shared memory
+ *   - gpu_compiler.c the run-time compile flow over NVRTC / hiprtc
+ *                    (gpu_compiler.h: options into words, the argument
+ *                    vector, program create/compile/destroy, log, image,
+ *                    failures with the compiler's log)
  *   - gpu_binary.c   sanity checks of ELF / PTX images before a driver
  *                    parses them; gpu_options.c splits user options;
  *                    gpu_library.c opens vendor libraries with a record of
@@ -22,12 +26,14 @@
  * Each of the two backends keeps only what differs between the vendors:
  * its own type declarations and X-macro symbol tables, loading its
  * libraries, naming its errors (one macro turning a vendor code into a
- * kiln_status), the compiler (NVRTC / hiprtc, with the target choice), one
- * small wrapper per driver call that fills the table below, and its ops
- * table (backends/<name>/<name>_backend.c), most of whose slots point
- * straight at the shared functions of gpu_backend.h. In lines: about 1,500
- * shared (backends/gpu), about 1,000 per backend, two thirds of which are
- * declarations, symbol tables and one-line wrappers.
+ * kiln_status), the compiler's choice of target (NVRTC: CUBIN or PTX for
+ * sm_XY; hiprtc: an allow-list and --offload-arch, under a lock), one small
+ * wrapper per driver call that fills the table below and one per compiler
+ * call that fills gpu_compiler's, and its ops table
+ * (backends/<name>/<name>_backend.c), most of whose slots point straight at
+ * the shared functions of gpu_backend.h. In lines: about 1,900 shared
+ * (backends/gpu), a little under 1,000 per backend, two thirds of which
+ * are declarations, symbol tables and one-line wrappers.
  *
  * Every function returns KILN_OK or a failure status whose detail
  * (kiln_error_set) names the vendor call and the vendor's error name and
@@ -122,7 +128,8 @@ typedef struct gpu_runtime {
 
   /* Compiles full source for `architecture` (from device_architecture).
    * *binary (malloc'd, caller frees) is what module_load takes; *log as in
-   * backend.h's module_build. Needs no context. */
+   * backend.h's module_build. Needs no context. (The backends fill it with
+   * gpu_compile over their gpu_compiler.) */
   kiln_status (*compile)(const char *architecture, const char *source,
                          const char *options, void **binary, size_t *size,
                          char **log);
