@@ -134,20 +134,42 @@ kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_pr
   return kiln_program_launch(ctx, program, stream, &launch, n, args);
 }
 
+typedef struct ew_request {
+  const kiln_ew_signature *sig;
+  int ndim;
+  const char *name, *preamble, *body;
+} ew_request;
+
+static kiln_status ew_generate(void *data, kiln_strbuf *source) {
+  const ew_request *r = data;
+  kiln_ew_source(r->sig, r->ndim, r->name, r->preamble, r->body, source);
+  return KILN_OK;
+}
+
 kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_signature *sig,
                         const char *name, const char *preamble, const char *body,
                         const kiln_array *const *operands, const void *const *scalars) {
   kiln_ew_layout layout;
   KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(sig->noperands, operands, &layout));
   if (layout.n == 0) return KILN_OK;
-  kiln_strbuf source = {0};
-  kiln_ew_source(sig, layout.ndim, name, preamble, body, &source);
-  kiln_status status = kiln_strbuf_status(&source);
+  /* Name the program by what generates it (a few dozen bytes), so a repeat
+   * call neither generates nor hashes the source. */
+  char key[1024];
+  int n = snprintf(key, sizeof key, "\1ew|%s|%d|%d|%d|%d|", name, layout.ndim, sig->ninputs,
+                   sig->noperands, sig->nscalars);
+  for (int k = 0; k < sig->noperands && n < (int)sizeof key; k++)
+    n += snprintf(key + n, sizeof key - (size_t)n, "%d,", (int)sig->dtypes[k]);
+  for (int k = 0; k < sig->nscalars && n < (int)sizeof key; k++)
+    n += snprintf(key + n, sizeof key - (size_t)n, "%d;", (int)sig->scalar_dtypes[k]);
+  if (n < (int)sizeof key)
+    n += snprintf(key + n, sizeof key - (size_t)n, "|%s|%s", preamble ? preamble : "", body);
+  if (n >= (int)sizeof key)
+    return kiln_error_set(KILN_ERROR_INTERNAL, "element-wise kernel key too long");
+  ew_request request = {sig, layout.ndim, name, preamble, body};
   kiln_program *program = NULL;
-  if (status == KILN_OK) status = kiln_program_get(ctx, source.data, NULL, name, &program);
-  kiln_strbuf_free(&source);
-  if (status == KILN_OK) status = kiln_ew_launch(ctx, stream, program, sig, &layout, scalars);
-  return status;
+  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)n, NULL, name, ew_generate,
+                                              &request, &program));
+  return kiln_ew_launch(ctx, stream, program, sig, &layout, scalars);
 }
 
 void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,

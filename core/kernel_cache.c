@@ -96,35 +96,30 @@ static kiln_status program_build(kiln_context *ctx, const char *source, const ch
                                    &p->preferred_multiple);
 }
 
-kiln_status kiln_program_get(kiln_context *ctx, const char *source, const char *options,
-                             const char *entry, kiln_program **out) {
+kiln_status kiln_program_get_keyed(kiln_context *ctx, const char *key, size_t key_length,
+                                   const char *options, const char *entry,
+                                   kiln_source_generator generate, void *data,
+                                   kiln_program **out) {
   if (!options) options = "";
-  size_t ls = strlen(source), lo = strlen(options), le = strlen(entry);
-  size_t key_length = ls + lo + le + 2;
-  char *key = malloc(key_length);
-  if (!key) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
-  memcpy(key, source, ls);
-  key[ls] = '\0';
-  memcpy(key + ls + 1, options, lo);
-  key[ls + 1 + lo] = '\0';
-  memcpy(key + ls + lo + 2, entry, le);
   uint64_t hash = hash_bytes(key, key_length);
-
   pthread_mutex_lock(&ctx->lock);
   *out = cache_find(ctx, hash, key, key_length);
   pthread_mutex_unlock(&ctx->lock);
-  if (*out) {
-    free(key);
-    return KILN_OK;
-  }
+  if (*out) return KILN_OK;
 
+  /* a miss: generate the source, compile, and insert a copy of the key */
+  kiln_strbuf source = {0};
+  char *stored = malloc(key_length);
   cache_entry *e = calloc(1, sizeof *e);
   kiln_status status = KILN_OK;
-  if (!e || !(e->program.entry = strdup(entry))) {
+  if (!stored || !e || !(e->program.entry = strdup(entry))) {
     status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
     goto cleanup;
   }
-  status = program_build(ctx, source, options, entry, &e->program);
+  memcpy(stored, key, key_length);
+  status = generate(data, &source);
+  if (status == KILN_OK) status = kiln_strbuf_status(&source);
+  if (status == KILN_OK) status = program_build(ctx, kiln_strbuf_text(&source), options, entry, &e->program);
   if (status != KILN_OK) goto cleanup;
 
   pthread_mutex_lock(&ctx->lock);
@@ -132,12 +127,12 @@ kiln_status kiln_program_get(kiln_context *ctx, const char *source, const char *
   if (!*out && !ctx->programs) ctx->programs = calloc(1, sizeof *ctx->programs);
   if (!*out && ctx->programs) {
     e->hash = hash;
-    e->key = key;
+    e->key = stored;
     e->key_length = key_length;
     e->next = ctx->programs->buckets[hash % CACHE_BUCKETS];
     ctx->programs->buckets[hash % CACHE_BUCKETS] = e;
     *out = &e->program;
-    key = NULL;
+    stored = NULL;
     e = NULL;
   }
   pthread_mutex_unlock(&ctx->lock);
@@ -147,6 +142,31 @@ cleanup:
     program_destroy(ctx, &e->program);
     free(e);
   }
+  free(stored);
+  kiln_strbuf_free(&source);
+  return status;
+}
+
+static kiln_status copy_source(void *data, kiln_strbuf *source) {
+  kiln_strbuf_append(source, data);
+  return KILN_OK;
+}
+
+kiln_status kiln_program_get(kiln_context *ctx, const char *source, const char *options,
+                             const char *entry, kiln_program **out) {
+  if (!options) options = "";
+  /* the key is the text itself: source \0 options \0 entry */
+  size_t ls = strlen(source), lo = strlen(options), le = strlen(entry);
+  size_t key_length = ls + lo + le + 2;
+  char *key = malloc(key_length);
+  if (!key) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+  memcpy(key, source, ls);
+  key[ls] = '\0';
+  memcpy(key + ls + 1, options, lo);
+  key[ls + 1 + lo] = '\0';
+  memcpy(key + ls + lo + 2, entry, le);
+  kiln_status status = kiln_program_get_keyed(ctx, key, key_length, options, entry, copy_source,
+                                              (void *)source, out);
   free(key);
   return status;
 }

@@ -60,6 +60,18 @@ void kiln_source_append_numbered(kiln_strbuf *b, const char *source);
 kiln_status kiln_program_get(kiln_context *ctx, const char *source, const char *options,
                              const char *entry, kiln_program **out);
 
+/* Writes a program's source into *source (on a cache miss only). */
+typedef kiln_status (*kiln_source_generator)(void *data, kiln_strbuf *source);
+
+/* As kiln_program_get, for callers that can name a program more cheaply than
+ * by its source: `key` (key_length bytes) must identify the source, options
+ * and entry, and must not be a kernel source (start it with a byte no source
+ * starts with, e.g. '\1'). The source is generated only on a miss. */
+kiln_status kiln_program_get_keyed(kiln_context *ctx, const char *key, size_t key_length,
+                                   const char *options, const char *entry,
+                                   kiln_source_generator generate, void *data,
+                                   kiln_program **out);
+
 /* A work-group size for a 1-D launch of `program` over n items, and a group
  * count capped for grid-stride loops (each work-item then loops). */
 void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, int64_t n,
