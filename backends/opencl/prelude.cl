@@ -59,25 +59,21 @@ KILN_DEVICE uint32_t kiln_atomic_add_local_u32(volatile __local uint32_t *p, uin
 }
 
 /* OpenCL 1.2 has no float atomics: compare-and-swap on the bits until no
- * other work-item changed the value in between. */
-KILN_DEVICE float kiln_atomic_add_f32(volatile __global float *p, float v) {
-  volatile __global uint32_t *bits = (volatile __global uint32_t *)p;
-  uint32_t old = *bits, expected;
-  do {
-    expected = old;
-    old = atomic_cmpxchg(bits, expected, as_uint(as_float(expected) + v));
-  } while (old != expected);
-  return as_float(old);
-}
-KILN_DEVICE float kiln_atomic_add_local_f32(volatile __local float *p, float v) {
-  volatile __local uint32_t *bits = (volatile __local uint32_t *)p;
-  uint32_t old = *bits, expected;
-  do {
-    expected = old;
-    old = atomic_cmpxchg(bits, expected, as_uint(as_float(expected) + v));
-  } while (old != expected);
-  return as_float(old);
-}
+ * other work-item changed the value in between. One definition for each
+ * address space and width. */
+#define KILN_CAS_ADD(name, space, T, U, cmpxchg, as_T, as_U)          \
+  KILN_DEVICE T name(volatile space T *p, T v) {                      \
+    volatile space U *bits = (volatile space U *)p;                   \
+    U old = *bits, expected;                                          \
+    do {                                                              \
+      expected = old;                                                 \
+      old = cmpxchg(bits, expected, as_U(as_T(expected) + v));        \
+    } while (old != expected);                                        \
+    return as_T(old);                                                 \
+  }
+KILN_CAS_ADD(kiln_atomic_add_f32, __global, float, uint32_t, atomic_cmpxchg, as_float, as_uint)
+KILN_CAS_ADD(kiln_atomic_add_local_f32, __local, float, uint32_t, atomic_cmpxchg, as_float,
+             as_uint)
 
 /* 64-bit atomics only where the device has cl_khr_int64_base_atomics. */
 #ifdef cl_khr_int64_base_atomics
@@ -96,24 +92,10 @@ KILN_DEVICE int64_t kiln_atomic_add_local_i64(volatile __local int64_t *p, int64
   return atom_add(p, v);
 }
 #ifdef KILN_HAS_DOUBLE
-KILN_DEVICE double kiln_atomic_add_f64(volatile __global double *p, double v) {
-  volatile __global uint64_t *bits = (volatile __global uint64_t *)p;
-  uint64_t old = *bits, expected;
-  do {
-    expected = old;
-    old = atom_cmpxchg(bits, expected, as_ulong(as_double(expected) + v));
-  } while (old != expected);
-  return as_double(old);
-}
-KILN_DEVICE double kiln_atomic_add_local_f64(volatile __local double *p, double v) {
-  volatile __local uint64_t *bits = (volatile __local uint64_t *)p;
-  uint64_t old = *bits, expected;
-  do {
-    expected = old;
-    old = atom_cmpxchg(bits, expected, as_ulong(as_double(expected) + v));
-  } while (old != expected);
-  return as_double(old);
-}
+KILN_CAS_ADD(kiln_atomic_add_f64, __global, double, uint64_t, atom_cmpxchg, as_double,
+             as_ulong)
+KILN_CAS_ADD(kiln_atomic_add_local_f64, __local, double, uint64_t, atom_cmpxchg, as_double,
+             as_ulong)
 #endif
 #endif
 
