@@ -5,8 +5,8 @@
  *
  * Rules for every slot:
  * - Return KILN_OK or a failure status after setting the detail with
- *   kiln_error_set() (core/error.h): the vendor call, its error name and
- *   string, and what was being done. Never print (use core/log.h, which is
+ *   kiln_error_set() (core/runtime/error.h): the vendor call, its error name and
+ *   string, and what was being done. Never print (use core/runtime/log.h, which is
  *   silent unless KILN_LOG asks), never abort, never exit.
  * - Slots marked OPTIONAL may be NULL; core falls back (noted per slot).
  * - A NULL stream means the device's default stream (created by

@@ -11,9 +11,9 @@
 #include <dirent.h>
 
 #include "backends/backend.h"
-#include "core/context_internal.h"
-#include "core/kernel_catalog.h"
-#include "core/kernel_internal.h"
+#include "core/runtime/context_internal.h"
+#include "core/kernel/kernel_catalog.h"
+#include "core/kernel/kernel_internal.h"
 #include "harness.h"
 
 static int compare_names(const void *a, const void *b) {

@@ -1,6 +1,6 @@
 /* Conformance (no device): the ufunc signature parser, valid forms and
  * every kind of bad input with the column it reports. */
-#include "core/ufunc_internal.h"
+#include "core/ufunc/ufunc_internal.h"
 #include "harness.h"
 
 static int name_is(const kiln_ufunc_sig *s, int slot, const char *name) {

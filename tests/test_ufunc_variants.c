@@ -3,7 +3,7 @@
  * the contiguous case is the flat-index variant (ndim 0), strided views
  * get the variant of their merged ndim, and the host path's dense staging
  * reuses the contiguous variant. */
-#include "core/ufunc_internal.h"
+#include "core/ufunc/ufunc_internal.h"
 #include "ufunc_testing.h"
 
 static int variant_count(kiln_ufunc *u) {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "backends/gpu/gpu_library.h"
-#include "core/dynlib.h"
-#include "core/log.h"
+#include "core/runtime/dynlib.h"
+#include "core/runtime/log.h"
 
 #define CUDA_TOOLKIT_LIBRARY_DIR "/usr/local/cuda/lib64/"
 

@@ -10,7 +10,7 @@
 
 #include "backends/cuda/cuda_status.h"
 #include "backends/gpu/gpu_binary.h"
-#include "core/log.h"
+#include "core/runtime/log.h"
 
 static kiln_status cuda_load(void) {
   const cuda_driver_symbols *driver = NULL;

@@ -4,7 +4,7 @@
 #define KILN_BACKENDS_CUDA_STATUS_H
 
 #include "backends/cuda/cuda_library.h"
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 /* KILN_OK for CUDA_SUCCESS; otherwise the matching status (OUT_OF_MEMORY,
  * UNAVAILABLE for no device / no usable driver, NOT_FOUND, ...) with the

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 #define ELF_HEADER_SIZE 64u
 #define ELF_SECTION_HEADER_SIZE 64u

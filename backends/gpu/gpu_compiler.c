@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "backends/gpu/gpu_options.h"
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 /* The compiler's log as a malloc'd string (NULL only when out of memory). */
 static char *program_log(const gpu_compiler *compiler, gpu_program program) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backends/gpu/gpu_internal.h"
-#include "core/log.h"
+#include "core/runtime/log.h"
 
 kiln_status gpu_enter(kiln_backend_device *device) {
   return device->runtime->context_enter(device->ordinal, device->context);

@@ -6,7 +6,7 @@
 #include <pthread.h>
 
 #include "backends/gpu/gpu_backend.h"
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 struct kiln_backend_device {
   const gpu_runtime *runtime;

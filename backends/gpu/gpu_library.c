@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dynlib.h"
-#include "core/error.h"
+#include "core/runtime/dynlib.h"
+#include "core/runtime/error.h"
 
 void *gpu_library_open(const char *const *names, size_t count,
                        const char *backend, const char *what,

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "core/strbuf.h"
+#include "core/runtime/strbuf.h"
 #include "kiln/status.h"
 
 typedef struct gpu_library_outcome {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "backends/gpu/gpu_internal.h"
-#include "core/log.h"
+#include "core/runtime/log.h"
 
 /* OUT_OF_RANGE unless [offset, offset + bytes) lies inside buffer. */
 static kiln_status check_range(const kiln_backend_device *device,

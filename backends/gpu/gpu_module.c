@@ -8,7 +8,7 @@
 
 #include "backends/gpu/gpu_binary.h"
 #include "backends/gpu/gpu_internal.h"
-#include "core/log.h"
+#include "core/runtime/log.h"
 
 /* Loads `binary` (malloc'd; owned by the module on success, freed on
  * failure) into a new module. */

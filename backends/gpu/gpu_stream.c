@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "backends/gpu/gpu_internal.h"
-#include "core/log.h"
+#include "core/runtime/log.h"
 
 kiln_status gpu_stream_create(kiln_backend_device *device,
                               kiln_backend_stream **out) {

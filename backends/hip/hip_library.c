@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "backends/gpu/gpu_library.h"
-#include "core/dynlib.h"
-#include "core/log.h"
-#include "core/strbuf.h"
+#include "core/runtime/dynlib.h"
+#include "core/runtime/log.h"
+#include "core/runtime/strbuf.h"
 
 #define ROCM_LIBRARY_DIR "/opt/rocm/lib/"
 

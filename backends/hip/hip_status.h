@@ -4,7 +4,7 @@
 #define KILN_BACKENDS_HIP_STATUS_H
 
 #include "backends/hip/hip_library.h"
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 /* KILN_OK for hipSuccess; otherwise the matching status (OUT_OF_MEMORY,
  * UNAVAILABLE for no device / no driver, NOT_FOUND, ...) with the detail

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 static const char binary_magic[8] = {'K', 'I', 'L', 'N', 'O', 'C', 'L', '1'};
 

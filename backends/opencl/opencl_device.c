@@ -16,9 +16,9 @@
 
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_status.h"
-#include "core/error.h"
-#include "core/log.h"
-#include "core/strbuf.h"
+#include "core/runtime/error.h"
+#include "core/runtime/log.h"
+#include "core/runtime/strbuf.h"
 
 typedef struct opencl_device_ref {
   cl_platform_id platform;

@@ -9,7 +9,7 @@
 
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_status.h"
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 /* The cl_mem to pass for a BUFFER argument: the buffer itself, NULL for an
  * empty array or view, or a new sub-buffer (set in *view, which the caller

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dynlib.h"
-#include "core/error.h"
-#include "core/log.h"
-#include "core/strbuf.h"
+#include "core/runtime/dynlib.h"
+#include "core/runtime/error.h"
+#include "core/runtime/log.h"
+#include "core/runtime/strbuf.h"
 
 #define OPENCL_LIBRARY_NAME "libOpenCL.so.1"
 

@@ -7,8 +7,8 @@
 
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_status.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "core/runtime/error.h"
+#include "core/runtime/log.h"
 
 /* OUT_OF_RANGE unless [offset, offset + bytes) lies inside the buffer. */
 static kiln_status check_range(const kiln_backend_buffer *buffer, uint64_t offset,

@@ -7,8 +7,8 @@
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_binary.h"
 #include "backends/opencl/opencl_status.h"
-#include "core/error.h"
-#include "core/strbuf.h"
+#include "core/runtime/error.h"
+#include "core/runtime/strbuf.h"
 
 /* kiln's kernel language is OpenCL C 1.2 whatever the device supports. */
 #define OPENCL_STANDARD_OPTION "-cl-std=CL1.2"

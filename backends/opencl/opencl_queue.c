@@ -8,7 +8,7 @@
 
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_status.h"
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 kiln_backend_stream *kiln_opencl_stream_or_default(kiln_backend_device *device,
                                                    kiln_backend_stream *stream) {

@@ -4,7 +4,7 @@
 #define KILN_BACKENDS_OPENCL_STATUS_H
 
 #include "backends/opencl/opencl_types.h"
-#include "core/error.h"
+#include "core/runtime/error.h"
 
 /* The Khronos name of an OpenCL result code ("CL_OUT_OF_RESOURCES"), or
  * "CL_UNKNOWN_ERROR" for a code it does not know. Never NULL. */

@@ -1,0 +1,96 @@
+/* core/array/dtype.c: dtype sizes, names and NumPy's safe-casting table. */
+#include <string.h>
+
+#include "core/runtime/error.h"
+#include "kiln/dtype.h"
+
+typedef struct dtype_desc {
+  const char *name;
+  const char *kernel_type;
+  size_t size;
+  char kind; /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float */
+} dtype_desc;
+
+static const dtype_desc dtypes[KILN_DTYPE_COUNT] = {
+    [KILN_BOOL] = {"bool", "kiln_bool", 1, 'b'},
+    [KILN_INT8] = {"int8", "int8_t", 1, 'i'},
+    [KILN_UINT8] = {"uint8", "uint8_t", 1, 'u'},
+    [KILN_INT16] = {"int16", "int16_t", 2, 'i'},
+    [KILN_UINT16] = {"uint16", "uint16_t", 2, 'u'},
+    [KILN_INT32] = {"int32", "int32_t", 4, 'i'},
+    [KILN_UINT32] = {"uint32", "uint32_t", 4, 'u'},
+    [KILN_INT64] = {"int64", "int64_t", 8, 'i'},
+    [KILN_UINT64] = {"uint64", "uint64_t", 8, 'u'},
+    [KILN_FLOAT32] = {"float32", "float", 4, 'f'},
+    [KILN_FLOAT64] = {"float64", "double", 8, 'f'},
+};
+
+static int dtype_valid(kiln_dtype d) { return (int)d >= 0 && d < KILN_DTYPE_COUNT; }
+
+size_t kiln_dtype_size(kiln_dtype dtype) { return dtype_valid(dtype) ? dtypes[dtype].size : 0; }
+
+const char *kiln_dtype_name(kiln_dtype dtype) {
+  return dtype_valid(dtype) ? dtypes[dtype].name : "invalid";
+}
+
+const char *kiln_dtype_kernel_type(kiln_dtype dtype) {
+  return dtype_valid(dtype) ? dtypes[dtype].kernel_type : "invalid";
+}
+
+int kiln_dtype_is_float(kiln_dtype dtype) {
+  return dtype_valid(dtype) && dtypes[dtype].kind == 'f';
+}
+
+kiln_status kiln_dtype_from_name(const char *name, kiln_dtype *out) {
+  static const struct {
+    const char *alias;
+    kiln_dtype dtype;
+  } aliases[] = {
+      {"?", KILN_BOOL},      {"b1", KILN_BOOL},     {"i1", KILN_INT8},
+      {"u1", KILN_UINT8},    {"i2", KILN_INT16},    {"u2", KILN_UINT16},
+      {"i4", KILN_INT32},    {"u4", KILN_UINT32},   {"i8", KILN_INT64},
+      {"u8", KILN_UINT64},   {"f4", KILN_FLOAT32},  {"f8", KILN_FLOAT64},
+      {"float", KILN_FLOAT32}, {"double", KILN_FLOAT64},
+  };
+  KILN_CHECK_ARG(name);
+  KILN_CHECK_ARG(out);
+  for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
+    if (strcmp(name, dtypes[d].name) == 0) {
+      *out = (kiln_dtype)d;
+      return KILN_OK;
+    }
+  }
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+    if (strcmp(name, aliases[i].alias) == 0) {
+      *out = aliases[i].dtype;
+      return KILN_OK;
+    }
+  }
+  return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                        "unknown dtype '%s'; valid: bool, int8, uint8, int16, uint16, "
+                        "int32, uint32, int64, uint64, float32, float64",
+                        name);
+}
+
+/* NumPy's np.can_cast(from, to, 'safe'): bool to anything; an integer to a
+ * wider one of a kind that holds every value; ints to a wider float, and
+ * (as NumPy has it) 64-bit ints to float64; floats only widen. */
+int kiln_dtype_can_cast_safely(kiln_dtype from, kiln_dtype to) {
+  if (!dtype_valid(from) || !dtype_valid(to)) return 0;
+  if (from == to) return 1;
+  const dtype_desc *f = &dtypes[from], *t = &dtypes[to];
+  switch (f->kind) {
+    case 'b': return 1;
+    case 'u':
+      if (t->kind == 'u') return t->size >= f->size;
+      if (t->kind == 'i') return t->size > f->size;
+      if (t->kind == 'f') return t->size > f->size || t->size == 8;
+      return 0;
+    case 'i':
+      if (t->kind == 'i') return t->size >= f->size;
+      if (t->kind == 'f') return t->size > f->size || t->size == 8;
+      return 0;
+    case 'f': return t->kind == 'f' && t->size >= f->size;
+  }
+  return 0;
+}

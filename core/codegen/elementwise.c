@@ -1,0 +1,204 @@
+/* core/codegen/elementwise.c: planning, generating and launching element-wise
+ * loops. Every kernel is a grid-stride loop with 64-bit indices, so any
+ * size (also > 2^31 elements) runs with a bounded grid. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/codegen/elementwise.h"
+
+kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands,
+                                kiln_ew_layout *layout) {
+  if (noperands < 1 || noperands > KILN_EW_MAX_OPERANDS)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%d operands (1..%d)", noperands,
+                          KILN_EW_MAX_OPERANDS);
+  const kiln_array *first = operands[0];
+  memset(layout, 0, sizeof *layout);
+  layout->n = first->size;
+  int ndim = 0;
+  int64_t shape[KILN_MAX_DIMS];
+  int64_t strides[KILN_EW_MAX_OPERANDS][KILN_MAX_DIMS];
+  for (int k = 0; k < noperands; k++) {
+    const kiln_array *a = operands[k];
+    if (a->ndim != first->ndim || memcmp(a->shape, first->shape, (size_t)a->ndim * 8) != 0)
+      return kiln_error_set(KILN_ERROR_INTERNAL, "element-wise operands of different shapes");
+    if (a->buffer->ctx != first->buffer->ctx)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "arrays of different contexts");
+    int64_t itemsize = (int64_t)kiln_dtype_size(a->dtype);
+    if (a->offset % itemsize != 0)
+      return kiln_error_set(KILN_ERROR_INTERNAL, "view offset not a multiple of its itemsize");
+    layout->buffers[k] = a->buffer->handle;
+    layout->offsets[k] = a->offset / itemsize;
+  }
+  /* Drop extent-1 dims, then merge a dim into the next inner one when every
+   * operand steps through both as one. */
+  for (int d = 0; d < first->ndim; d++) {
+    if (first->shape[d] == 1) continue;
+    int merge = ndim > 0;
+    for (int k = 0; k < noperands && merge; k++) {
+      const kiln_array *a = operands[k];
+      int64_t itemsize = (int64_t)kiln_dtype_size(a->dtype);
+      merge = strides[k][ndim - 1] == (a->strides[d] / itemsize) * first->shape[d];
+    }
+    for (int k = 0; k < noperands; k++) {
+      const kiln_array *a = operands[k];
+      int64_t itemsize = (int64_t)kiln_dtype_size(a->dtype);
+      if (a->strides[d] % itemsize != 0)
+        return kiln_error_set(KILN_ERROR_INTERNAL, "stride not a multiple of its itemsize");
+      strides[k][merge ? ndim - 1 : ndim] = a->strides[d] / itemsize;
+    }
+    if (merge) shape[ndim - 1] *= first->shape[d];
+    else shape[ndim++] = first->shape[d];
+  }
+  int contiguous = 1;
+  for (int k = 0; k < noperands && ndim > 0; k++)
+    contiguous &= ndim == 1 && strides[k][0] == 1;
+  layout->ndim = contiguous ? 0 : ndim;
+  for (int d = 0; d < layout->ndim; d++) {
+    layout->shape[d] = shape[d];
+    for (int k = 0; k < noperands; k++) layout->strides[k][d] = strides[k][d];
+  }
+  return KILN_OK;
+}
+
+void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
+                    const char *preamble, const char *body, kiln_strbuf *out) {
+  if (preamble) {
+    kiln_strbuf_append(out, preamble);
+    kiln_strbuf_append(out, "\n");
+  }
+  kiln_strbuf_appendf(out, "KILN_KERNEL void %s(int64_t n", name);
+  for (int d = 0; d < ndim; d++) kiln_strbuf_appendf(out, ", int64_t shape%d", d);
+  for (int k = 0; k < sig->noperands; k++) {
+    kiln_strbuf_appendf(out, ",\n    KILN_GLOBAL %s%s *p%d, int64_t o%d",
+                        k < sig->ninputs ? "const " : "", kiln_dtype_kernel_type(sig->dtypes[k]),
+                        k, k);
+    for (int d = 0; d < ndim; d++) kiln_strbuf_appendf(out, ", int64_t t%d_%d", k, d);
+  }
+  for (int s = 0; s < sig->nscalars; s++)
+    kiln_strbuf_appendf(out, ",\n    %s s%d", kiln_dtype_kernel_type(sig->scalar_dtypes[s]), s);
+  kiln_strbuf_append(out, ") {\n"
+                          "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0)) {\n");
+  if (ndim == 0) {
+    for (int k = 0; k < sig->noperands; k++)
+      kiln_strbuf_appendf(out, "    int64_t e%d = o%d + i;\n", k, k);
+  } else {
+    for (int k = 0; k < sig->noperands; k++)
+      kiln_strbuf_appendf(out, "    int64_t e%d = o%d;\n", k, k);
+    kiln_strbuf_append(out, "    int64_t r = i;\n");
+    /* innermost dim first; the outermost takes what is left, no division */
+    for (int d = ndim - 1; d >= 0; d--) {
+      if (d > 0)
+        kiln_strbuf_appendf(out, "    { int64_t c = r %% shape%d; r /= shape%d;\n", d, d);
+      else
+        kiln_strbuf_append(out, "    { int64_t c = r;\n");
+      for (int k = 0; k < sig->noperands; k++)
+        kiln_strbuf_appendf(out, "      e%d += c * t%d_%d;\n", k, k, d);
+      kiln_strbuf_append(out, "    }\n");
+    }
+  }
+  for (int k = 0; k < sig->noperands; k++) {
+    const char *type = kiln_dtype_kernel_type(sig->dtypes[k]);
+    if (k < sig->ninputs) kiln_strbuf_appendf(out, "    %s v%d = p%d[e%d];\n", type, k, k, k);
+    else kiln_strbuf_appendf(out, "    %s v%d;\n", type, k);
+  }
+  kiln_strbuf_appendf(out, "    { %s }\n", body);
+  for (int k = sig->ninputs; k < sig->noperands; k++)
+    kiln_strbuf_appendf(out, "    p%d[e%d] = v%d;\n", k, k, k);
+  kiln_strbuf_append(out, "  }\n}\n");
+}
+
+kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
+                           const kiln_ew_signature *sig, const kiln_ew_layout *layout,
+                           const void *const *scalars) {
+  if (layout->n == 0) return KILN_OK;
+  enum { MAX_ARGS = 1 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
+                    KILN_EW_MAX_SCALARS };
+  kiln_backend_arg args[MAX_ARGS];
+  int n = 0;
+#define SCALAR_ARG(ptr)                                                         \
+  (args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = (ptr), \
+                                  .size = sizeof(int64_t)})
+  SCALAR_ARG(&layout->n);
+  for (int d = 0; d < layout->ndim; d++) SCALAR_ARG(&layout->shape[d]);
+  for (int k = 0; k < sig->noperands; k++) {
+    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = layout->buffers[k]};
+    SCALAR_ARG(&layout->offsets[k]);
+    for (int d = 0; d < layout->ndim; d++) SCALAR_ARG(&layout->strides[k][d]);
+  }
+#undef SCALAR_ARG
+  for (int s = 0; s < sig->nscalars; s++)
+    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = scalars[s],
+                                   .size = kiln_dtype_size(sig->scalar_dtypes[s])};
+  kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
+  kiln_program_grid_1d(ctx, program, layout->n, &launch.global[0], &launch.local[0]);
+  return kiln_program_launch(ctx, program, stream, &launch, n, args);
+}
+
+typedef struct ew_request {
+  const kiln_ew_signature *sig;
+  int ndim;
+  const char *name, *preamble, *body;
+} ew_request;
+
+static kiln_status ew_generate(void *data, kiln_strbuf *source) {
+  const ew_request *r = data;
+  kiln_ew_source(r->sig, r->ndim, r->name, r->preamble, r->body, source);
+  return KILN_OK;
+}
+
+kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_signature *sig,
+                        const char *name, const char *preamble, const char *body,
+                        const kiln_array *const *operands, const void *const *scalars) {
+  kiln_ew_layout layout;
+  KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(sig->noperands, operands, &layout));
+  if (layout.n == 0) return KILN_OK;
+  /* Name the program by what generates it (a few dozen bytes), so a repeat
+   * call neither generates nor hashes the source. */
+  char key[1024];
+  int n = snprintf(key, sizeof key, "\1ew|%s|%d|%d|%d|%d|", name, layout.ndim, sig->ninputs,
+                   sig->noperands, sig->nscalars);
+  for (int k = 0; k < sig->noperands && n < (int)sizeof key; k++)
+    n += snprintf(key + n, sizeof key - (size_t)n, "%d,", (int)sig->dtypes[k]);
+  for (int k = 0; k < sig->nscalars && n < (int)sizeof key; k++)
+    n += snprintf(key + n, sizeof key - (size_t)n, "%d;", (int)sig->scalar_dtypes[k]);
+  if (n < (int)sizeof key)
+    n += snprintf(key + n, sizeof key - (size_t)n, "|%s|%s", preamble ? preamble : "", body);
+  if (n >= (int)sizeof key)
+    return kiln_error_set(KILN_ERROR_INTERNAL, "element-wise kernel key too long");
+  ew_request request = {sig, layout.ndim, name, preamble, body};
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)n, NULL, name, ew_generate,
+                                              &request, &program));
+  return kiln_ew_launch(ctx, stream, program, sig, &layout, scalars);
+}
+
+void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,
+                             size_t size) {
+  if (from == to) snprintf(out, size, "%s", v);
+  else if (to == KILN_BOOL) snprintf(out, size, "(kiln_bool)(%s != 0)", v);
+  else snprintf(out, size, "(%s)%s", kiln_dtype_kernel_type(to), v);
+}
+
+kiln_status kiln_ew_fill(kiln_array *dst, const void *value) {
+  kiln_ew_signature sig = {.ninputs = 0, .noperands = 1, .dtypes = {dst->dtype},
+                           .nscalars = 1, .scalar_dtypes = {dst->dtype}};
+  /* bool storage is a byte: normalise any nonzero byte to 1 */
+  unsigned char normalised;
+  if (dst->dtype == KILN_BOOL) {
+    normalised = *(const unsigned char *)value != 0;
+    value = &normalised;
+  }
+  const kiln_array *operands[1] = {dst};
+  const void *scalars[1] = {value};
+  return kiln_ew_run(dst->buffer->ctx, NULL, &sig, "kiln_fill", NULL, "v0 = s0;", operands,
+                     scalars);
+}
+
+kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src) {
+  kiln_ew_signature sig = {.ninputs = 1, .noperands = 2, .dtypes = {src->dtype, dst->dtype}};
+  char body[128], cast[96];
+  kiln_ew_cast_expression(src->dtype, dst->dtype, "v0", cast, sizeof cast);
+  snprintf(body, sizeof body, "v1 = %s;", cast);
+  const kiln_array *operands[2] = {src, dst};
+  return kiln_ew_run(dst->buffer->ctx, NULL, &sig, "kiln_copy", NULL, body, operands, NULL);
+}

@@ -1,0 +1,70 @@
+/* core/codegen/elementwise.h: generated element-wise loops over arrays of one shape
+ * (internal). Used by fill/copy/cast and by ufuncs.
+ *
+ * A loop has operands (inputs first, then outputs) that all have the loop's
+ * shape (callers broadcast inputs first), plus optional by-value scalars.
+ * Before launch the dims are merged where every operand allows, so the
+ * kernel is either the contiguous variant (ndim 0: flat index, no division)
+ * or a strided variant specialised for the merged ndim. The kernel body
+ * reads inputs as v0..v<ninputs-1>, assigns outputs v<ninputs>.., may read
+ * scalars s0.. and the flat index i. */
+#ifndef KILN_CORE_ELEMENTWISE_H
+#define KILN_CORE_ELEMENTWISE_H
+
+#include "core/array/array_internal.h"
+#include "core/kernel/kernel_internal.h"
+
+#define KILN_EW_MAX_OPERANDS 32
+#define KILN_EW_MAX_SCALARS 8
+
+typedef struct kiln_ew_signature {
+  int ninputs;
+  int noperands; /* inputs + outputs */
+  kiln_dtype dtypes[KILN_EW_MAX_OPERANDS];
+  int nscalars;
+  kiln_dtype scalar_dtypes[KILN_EW_MAX_SCALARS];
+} kiln_ew_signature;
+
+typedef struct kiln_ew_layout {
+  int ndim;  /* 0: all operands contiguous */
+  int64_t n; /* elements */
+  int64_t shape[KILN_MAX_DIMS];
+  kiln_backend_buffer *buffers[KILN_EW_MAX_OPERANDS];
+  int64_t offsets[KILN_EW_MAX_OPERANDS];                /* elements */
+  int64_t strides[KILN_EW_MAX_OPERANDS][KILN_MAX_DIMS]; /* elements */
+} kiln_ew_layout;
+
+/* Merges dims and decides contiguous vs strided. All operands must have
+ * operands[0]'s shape and one context. */
+kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands,
+                                kiln_ew_layout *layout);
+
+/* Appends to *out the kernel `name` for sig at a layout's ndim, after
+ * `preamble` (helper functions, may be NULL). */
+void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
+                    const char *preamble, const char *body, kiln_strbuf *out);
+
+/* Queues the program (built from kiln_ew_source for layout->ndim) over the
+ * layout. scalars[k] points to one value of sig->scalar_dtypes[k]. */
+kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
+                           const kiln_ew_signature *sig, const kiln_ew_layout *layout,
+                           const void *const *scalars);
+
+/* Plan + source + compile (cached by the context) + launch. */
+kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_signature *sig,
+                        const char *name, const char *preamble, const char *body,
+                        const kiln_array *const *operands, const void *const *scalars);
+
+/* Sets every element of dst (any view) to *value (one element of dst's
+ * dtype in host memory). */
+kiln_status kiln_ew_fill(kiln_array *dst, const void *value);
+
+/* dst = src cast to dst's dtype; src already has dst's shape. */
+kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src);
+
+/* The cast expression for one value `v` of `from` to `to`, NumPy's unsafe
+ * casting: to bool means "nonzero". Written into out (>= 96 bytes). */
+void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,
+                             size_t size);
+
+#endif

@@ -1,0 +1,90 @@
+/* core/kernel/kernel_internal.h: compiled programs, parsed kernel parameters and
+ * launches (internal). A kiln_program is one compiled entry point, owned by
+ * its context's cache and alive as long as the context; kiln_kernel (the
+ * public handle) retains the context and borrows a program. */
+#ifndef KILN_CORE_KERNEL_INTERNAL_H
+#define KILN_CORE_KERNEL_INTERNAL_H
+
+#include "core/runtime/context_internal.h"
+#include "core/runtime/strbuf.h"
+#include "kiln/kernel.h"
+
+typedef enum kiln_param_kind {
+  KILN_PARAM_ARRAY = 1, /* KILN_GLOBAL T *name */
+  KILN_PARAM_SCALAR,    /* T name */
+  KILN_PARAM_LOCAL      /* KILN_LOCAL_PARAM(T) name */
+} kiln_param_kind;
+
+typedef struct kiln_param {
+  kiln_param_kind kind;
+  kiln_dtype dtype; /* element type (ARRAY, LOCAL) or value type (SCALAR) */
+  char name[64];
+} kiln_param;
+
+typedef struct kiln_program {
+  kiln_backend_module *module;
+  kiln_backend_function *function;
+  char *entry;
+  kiln_param *params;
+  int nparams;
+  uint64_t max_work_group_size;
+  uint64_t preferred_multiple;
+} kiln_program;
+
+/* Parses the parameter list of kernel `entry` in kernel-language `source`.
+ * Errors: INVALID_ARGUMENT when no `KILN_KERNEL void entry(...)` definition
+ * is found or a parameter has a type kiln cannot pass (the message names
+ * the parameter). *params is malloc'd (caller frees). */
+kiln_status kiln_params_parse(const char *source, const char *entry, kiln_param **params,
+                              int *count);
+
+/* Full source handed to the compiler: the backend's prelude, the common
+ * prelude, a #line marker, then `source`. Malloc'd (caller frees). */
+kiln_status kiln_source_compose(const kiln_backend_ops *ops, const char *source,
+                                char **full);
+
+/* Lines of the composed source before line 1 of the user's source. */
+int kiln_source_prefix_lines(const kiln_backend_ops *ops);
+
+/* Appends a compiler log. Compilers that ignore the #line marker (NVIDIA's
+ * OpenCL) count lines from the start of the composed source: then every
+ * ":N:" past the preludes is annotated as ":N (kernel:M):", M being the
+ * user's line. Logs that already name "kernel" lines are copied as is. */
+void kiln_source_append_log(kiln_strbuf *b, const char *log, int prefix_lines);
+
+/* Appends `source` with right-aligned line numbers ("  12 | text"). */
+void kiln_source_append_numbered(kiln_strbuf *b, const char *source);
+
+/* Compiles (or finds in ctx's cache) `source` + `options` and looks up
+ * `entry`. The program lives as long as ctx. Errors as kiln_kernel_create. */
+kiln_status kiln_program_get(kiln_context *ctx, const char *source, const char *options,
+                             const char *entry, kiln_program **out);
+
+/* Writes a program's source into *source (on a cache miss only). */
+typedef kiln_status (*kiln_source_generator)(void *data, kiln_strbuf *source);
+
+/* As kiln_program_get, for callers that can name a program more cheaply than
+ * by its source: `key` (key_length bytes) must identify the source, options
+ * and entry, and must not be a kernel source (start it with a byte no source
+ * starts with, e.g. '\1'). The source is generated only on a miss. */
+kiln_status kiln_program_get_keyed(kiln_context *ctx, const char *key, size_t key_length,
+                                   const char *options, const char *entry,
+                                   kiln_source_generator generate, void *data,
+                                   kiln_program **out);
+
+/* A work-group size for a 1-D launch of `program` over n items, and a group
+ * count capped for grid-stride loops (each work-item then loops). */
+void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, int64_t n,
+                          uint64_t *global, uint64_t *local);
+
+/* Queues a launch with backend arguments as they are (no type checks). */
+kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,
+                                kiln_stream *stream, const kiln_backend_launch *launch,
+                                int nargs, const kiln_backend_arg *args);
+
+/* The backend stream behind a public stream (NULL: default stream).
+ * INVALID_ARGUMENT when the stream belongs to another context. */
+kiln_status kiln_stream_backend(kiln_context *ctx, kiln_stream *stream,
+                                kiln_backend_stream **out);
+
+#endif

@@ -1,0 +1,108 @@
+/* core/runtime/stream.c: public streams and events over the backend's. */
+#include <stdlib.h>
+
+#include "core/kernel/kernel_internal.h"
+
+struct kiln_stream {
+  kiln_context *ctx;
+  kiln_backend_stream *stream;
+};
+
+struct kiln_event {
+  kiln_context *ctx;
+  kiln_backend_event *event;
+  int recorded;
+};
+
+kiln_status kiln_stream_backend(kiln_context *ctx, kiln_stream *stream,
+                                kiln_backend_stream **out) {
+  *out = NULL;
+  if (!stream) return KILN_OK;
+  if (stream->ctx != ctx)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "stream belongs to another context");
+  *out = stream->stream;
+  return KILN_OK;
+}
+
+kiln_status kiln_stream_create(kiln_context *ctx, kiln_stream **out) {
+  KILN_CHECK_ARG(out);
+  *out = NULL;
+  KILN_CHECK_ARG(ctx);
+  kiln_stream *s = calloc(1, sizeof *s);
+  if (!s) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+  kiln_status status = ctx->ops->stream_create(ctx->device, &s->stream);
+  if (status != KILN_OK) {
+    free(s);
+    return status;
+  }
+  s->ctx = kiln_context_retain(ctx);
+  *out = s;
+  return KILN_OK;
+}
+
+void kiln_stream_release(kiln_stream *stream) {
+  if (!stream) return;
+  kiln_context *ctx = stream->ctx;
+  ctx->ops->stream_synchronize(ctx->device, stream->stream);
+  ctx->ops->stream_destroy(ctx->device, stream->stream);
+  free(stream);
+  kiln_context_release(ctx);
+}
+
+kiln_status kiln_stream_synchronize(kiln_context *ctx, kiln_stream *stream) {
+  KILN_CHECK_ARG(ctx);
+  kiln_backend_stream *s = NULL;
+  KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
+  return ctx->ops->stream_synchronize(ctx->device, s);
+}
+
+kiln_status kiln_event_create(kiln_context *ctx, kiln_event **out) {
+  KILN_CHECK_ARG(out);
+  *out = NULL;
+  KILN_CHECK_ARG(ctx);
+  kiln_event *e = calloc(1, sizeof *e);
+  if (!e) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+  kiln_status status = ctx->ops->event_create(ctx->device, &e->event);
+  if (status != KILN_OK) {
+    free(e);
+    return status;
+  }
+  e->ctx = kiln_context_retain(ctx);
+  *out = e;
+  return KILN_OK;
+}
+
+void kiln_event_release(kiln_event *event) {
+  if (!event) return;
+  kiln_context *ctx = event->ctx;
+  ctx->ops->event_destroy(ctx->device, event->event);
+  free(event);
+  kiln_context_release(ctx);
+}
+
+kiln_status kiln_event_record(kiln_event *event, kiln_stream *stream) {
+  KILN_CHECK_ARG(event);
+  kiln_backend_stream *s = NULL;
+  KILN_RETURN_IF_ERROR(kiln_stream_backend(event->ctx, stream, &s));
+  KILN_RETURN_IF_ERROR(event->ctx->ops->event_record(event->ctx->device, event->event, s));
+  event->recorded = 1;
+  return KILN_OK;
+}
+
+kiln_status kiln_event_synchronize(kiln_event *event) {
+  KILN_CHECK_ARG(event);
+  if (!event->recorded)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "event was never recorded");
+  return event->ctx->ops->event_synchronize(event->ctx->device, event->event);
+}
+
+kiln_status kiln_event_elapsed_ms(const kiln_event *start, const kiln_event *end, double *ms) {
+  KILN_CHECK_ARG(start);
+  KILN_CHECK_ARG(end);
+  KILN_CHECK_ARG(ms);
+  if (start->ctx != end->ctx)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "events of different contexts");
+  if (!start->recorded || !end->recorded)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "event was never recorded");
+  return start->ctx->ops->event_elapsed_ms(start->ctx->device, start->event, end->event, ms);
+}

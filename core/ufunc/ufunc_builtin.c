@@ -1,0 +1,135 @@
+/* core/ufunc/ufunc_builtin.c: kiln's built-in ufuncs, made from the one table in
+ * kernels/ufuncs.def: each row expands to one signature per dtype it
+ * covers, with the row's body for that dtype. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ufunc/ufunc_internal.h"
+
+typedef struct builtin_row {
+  const char *name, *dtypes, *inputs, *output, *body;
+} builtin_row;
+
+static const builtin_row rows[] = {
+#define KILN_UFUNC(name, dtypes, inputs, output, body) {#name, dtypes, inputs, output, body},
+#include "kernels/ufuncs.def"
+#undef KILN_UFUNC
+};
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+static const struct {
+  const char *alias, *name;
+} aliases[] = {{"abs", "absolute"}, {"true_divide", "divide"}};
+
+static char dtype_class(kiln_dtype d) {
+  switch (d) {
+    case KILN_BOOL: return 'B';
+    case KILN_INT8: case KILN_INT16: case KILN_INT32: case KILN_INT64: return 'I';
+    case KILN_FLOAT32: case KILN_FLOAT64: return 'F';
+    default: return 'U';
+  }
+}
+
+int kiln_ufunc_builtin_count(void) {
+  int n = 0;
+  for (int r = 0; r < NROWS; r++) n += r == 0 || strcmp(rows[r].name, rows[r - 1].name) != 0;
+  return n;
+}
+
+const char *kiln_ufunc_builtin_name(int index) {
+  if (index < 0) return NULL;
+  for (int r = 0; r < NROWS; r++) {
+    if (r > 0 && strcmp(rows[r].name, rows[r - 1].name) == 0) continue;
+    if (index-- == 0) return rows[r].name;
+  }
+  return NULL;
+}
+
+static kiln_dtype letter_dtype(char letter, kiln_dtype row_dtype) {
+  return letter == '?' ? KILN_BOOL : letter == 'd' ? KILN_FLOAT64 : row_dtype;
+}
+
+/* "float32(float32 a, float32 b)" for row r at dtype d. */
+static void append_signature(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
+  kiln_strbuf_appendf(b, "%s(", kiln_dtype_name(letter_dtype(row->output[0], d)));
+  for (int j = 0; row->inputs[j]; j++)
+    kiln_strbuf_appendf(b, "%s%s %c", j ? ", " : "",
+                        kiln_dtype_name(letter_dtype(row->inputs[j], d)), 'a' + j);
+}
+
+/* The body with $T and $U replaced for dtype d. */
+static void append_body(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
+  for (const char *p = row->body; *p; p++) {
+    if (p[0] == '$' && p[1] == 'T') {
+      kiln_strbuf_append(b, kiln_dtype_kernel_type(d));
+      p++;
+    } else if (p[0] == '$' && p[1] == 'U') {
+      kiln_strbuf_append(b, kiln_dtype_size(d) <= 4 ? "uint32_t" : "uint64_t");
+      p++;
+    } else {
+      kiln_strbuf_append_n(b, p, 1);
+    }
+  }
+}
+
+kiln_status kiln_ufunc_builtin(kiln_context *ctx, const char *name, kiln_ufunc **out) {
+  KILN_CHECK_ARG(out);
+  *out = NULL;
+  KILN_CHECK_ARG(ctx);
+  return kiln_ufunc_builtin_make(ctx, name, out);
+}
+
+kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_ufunc **out) {
+  KILN_CHECK_ARG(out);
+  *out = NULL;
+  KILN_CHECK_ARG(name);
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (strcmp(name, aliases[i].alias) == 0) name = aliases[i].name;
+  const builtin_row *chosen[KILN_DTYPE_COUNT] = {0};
+  int nsig = 0;
+  for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
+    for (int r = 0; r < NROWS && !chosen[d]; r++)
+      if (strcmp(rows[r].name, name) == 0 && strchr(rows[r].dtypes, dtype_class((kiln_dtype)d)))
+        chosen[d] = &rows[r];
+    nsig += chosen[d] != NULL;
+  }
+  if (nsig == 0) {
+    kiln_strbuf b = {0};
+    for (int i = 0; i < kiln_ufunc_builtin_count(); i++)
+      kiln_strbuf_appendf(&b, "%s%s", i ? ", " : "", kiln_ufunc_builtin_name(i));
+    kiln_status status = kiln_strbuf_status(&b);
+    if (status == KILN_OK)
+      status = kiln_error_set(KILN_ERROR_NOT_FOUND, "no built-in ufunc '%s'; built-ins: %s",
+                              name, b.data);
+    kiln_strbuf_free(&b);
+    return status;
+  }
+  /* one text per signature and per body, kept in two buffers, the NULs
+   * between them turned into pointers once all are written */
+  kiln_strbuf sig_text = {0}, body_text = {0};
+  size_t sig_at[KILN_DTYPE_COUNT], body_at[KILN_DTYPE_COUNT];
+  int n = 0;
+  for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
+    if (!chosen[d]) continue;
+    sig_at[n] = sig_text.length;
+    append_signature(chosen[d], (kiln_dtype)d, &sig_text);
+    kiln_strbuf_append_n(&sig_text, ")", 2); /* with its NUL */
+    body_at[n] = body_text.length;
+    append_body(chosen[d], (kiln_dtype)d, &body_text);
+    kiln_strbuf_append_n(&body_text, "", 1);
+    n++;
+  }
+  kiln_status status = kiln_strbuf_status(&sig_text);
+  if (status == KILN_OK) status = kiln_strbuf_status(&body_text);
+  if (status == KILN_OK) {
+    const char *sigs[KILN_DTYPE_COUNT], *bodies[KILN_DTYPE_COUNT];
+    for (int i = 0; i < n; i++) {
+      sigs[i] = sig_text.data + sig_at[i];
+      bodies[i] = body_text.data + body_at[i];
+    }
+    status = kiln_ufunc_create_with_bodies(ctx, name, n, sigs, bodies, NULL, out);
+  }
+  kiln_strbuf_free(&sig_text);
+  kiln_strbuf_free(&body_text);
+  return status;
+}

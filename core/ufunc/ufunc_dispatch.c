@@ -1,0 +1,186 @@
+/* core/ufunc/ufunc_dispatch.c: choosing a signature from the input dtypes, as
+ * NumPy 2 does for a ufunc with a fixed list of loops.
+ *
+ * Weak scalars (Python int/float, NEP 50) do not vote: a weak int fits any
+ * integer or float parameter, a weak float any float parameter. Only when
+ * no strong input is of a kind as high as the scalar's (an int with only
+ * bool arrays, a float with integer arrays, or no strong input at all) does
+ * the scalar take its kind's default dtype (int64, float64) and vote like a
+ * typed scalar. Then: the first signature that matches the inputs exactly,
+ * else the first that each input casts to safely. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/ufunc/ufunc_internal.h"
+
+/* NumPy's kind order for same_kind casting: b < u < i < f. */
+static int kind_order(kiln_dtype d) {
+  switch (d) {
+    case KILN_BOOL: return 0;
+    case KILN_UINT8: case KILN_UINT16: case KILN_UINT32: case KILN_UINT64: return 1;
+    case KILN_FLOAT32: case KILN_FLOAT64: return 3;
+    default: return 2;
+  }
+}
+
+/* bool 0, integers 1, floats 2: the levels NEP 50 compares weak scalars
+ * against. */
+static int kind_level(kiln_dtype d) {
+  return d == KILN_BOOL ? 0 : kiln_dtype_is_float(d) ? 2 : 1;
+}
+
+int kiln_ufunc_can_cast_same_kind(kiln_dtype from, kiln_dtype to) {
+  if (kiln_dtype_size(from) == 0 || kiln_dtype_size(to) == 0) return 0;
+  return kiln_dtype_can_cast_safely(from, to) || kind_order(from) <= kind_order(to);
+}
+
+static kiln_dtype operand_dtype(const kiln_operand *o) {
+  return o->kind == KILN_OPERAND_ARRAY ? kiln_array_dtype(o->value.array) : o->dtype;
+}
+
+/* What an input brings to matching: a dtype that must match (strong) or a
+ * minimum kind level (weak). */
+typedef struct input_type {
+  kiln_dtype dtype;
+  int weak_level; /* 0: strong; 1: weak int; 2: weak float */
+} input_type;
+
+static int matches(const kiln_ufunc_sig *sig, const input_type *types, int safe) {
+  for (int j = 0; j < sig->nin; j++) {
+    kiln_dtype want = sig->dtypes[j];
+    if (types[j].weak_level) {
+      if (want == KILN_BOOL || kind_level(want) < types[j].weak_level) return 0;
+    } else if (safe ? !kiln_dtype_can_cast_safely(types[j].dtype, want)
+                    : types[j].dtype != want) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static void describe_inputs(const kiln_operand *inputs, int nin, kiln_strbuf *b) {
+  kiln_strbuf_append(b, "(");
+  for (int j = 0; j < nin; j++) {
+    const kiln_operand *o = &inputs[j];
+    if (j) kiln_strbuf_append(b, ", ");
+    if (o->kind == KILN_OPERAND_WEAK_SCALAR)
+      kiln_strbuf_append(b, o->dtype == KILN_FLOAT64 ? "float scalar" : "int scalar");
+    else
+      kiln_strbuf_appendf(b, "%s%s", kiln_dtype_name(operand_dtype(o)),
+                          o->kind == KILN_OPERAND_SCALAR ? " scalar" : "");
+  }
+  kiln_strbuf_append(b, ")");
+}
+
+static kiln_status no_match(const kiln_ufunc *u, const kiln_operand *inputs) {
+  kiln_strbuf b = {0};
+  kiln_strbuf_appendf(&b, "ufunc '%s' has no signature for inputs ", u->name);
+  describe_inputs(inputs, u->nin, &b);
+  kiln_strbuf_append(&b, " under safe casting; its signatures:");
+  for (int i = 0; i < u->nsig; i++) kiln_strbuf_appendf(&b, "\n  %s", u->sigs[i].text);
+  kiln_status status = kiln_strbuf_status(&b);
+  if (status == KILN_OK) status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s", b.data);
+  kiln_strbuf_free(&b);
+  return status;
+}
+
+/* Stores scalar input j, converted to `to`, into 8 bytes at out. */
+static kiln_status convert_scalar(const kiln_ufunc *u, int j, const kiln_operand *o,
+                                  kiln_dtype to, unsigned char out[8]) {
+  int is_unsigned = o->kind == KILN_OPERAND_SCALAR &&
+                    (o->dtype == KILN_UINT8 || o->dtype == KILN_UINT16 ||
+                     o->dtype == KILN_UINT32 || o->dtype == KILN_UINT64);
+  int is_float = kiln_dtype_is_float(o->dtype);
+  memset(out, 0, 8);
+  if (to == KILN_FLOAT32 || to == KILN_FLOAT64) {
+    double v = is_float ? o->value.f : is_unsigned ? (double)o->value.u : (double)o->value.i;
+    if (to == KILN_FLOAT32) {
+      float f = (float)v;
+      memcpy(out, &f, sizeof f);
+    } else {
+      memcpy(out, &v, sizeof v);
+    }
+    return KILN_OK;
+  }
+  if (to == KILN_BOOL) {
+    out[0] = o->value.i != 0;
+    return KILN_OK;
+  }
+  /* integer target; strong scalars reach it only by safe casting, so only a
+   * weak int can be out of range */
+  static const struct { int64_t lo; uint64_t hi; } range[KILN_DTYPE_COUNT] = {
+      [KILN_INT8] = {INT8_MIN, INT8_MAX},    [KILN_UINT8] = {0, UINT8_MAX},
+      [KILN_INT16] = {INT16_MIN, INT16_MAX}, [KILN_UINT16] = {0, UINT16_MAX},
+      [KILN_INT32] = {INT32_MIN, INT32_MAX}, [KILN_UINT32] = {0, UINT32_MAX},
+      [KILN_INT64] = {INT64_MIN, INT64_MAX}, [KILN_UINT64] = {0, UINT64_MAX},
+  };
+  uint64_t bits = is_unsigned ? o->value.u : (uint64_t)o->value.i;
+  int negative = !is_unsigned && o->value.i < 0;
+  int fits = negative ? o->value.i >= range[to].lo : bits <= range[to].hi;
+  if (!fits)
+    return kiln_error_set(KILN_ERROR_OUT_OF_RANGE,
+                          "ufunc '%s': input %d, the int scalar %lld, is out of range for "
+                          "%s, the dtype the array operands give it (NumPy 2 raises "
+                          "OverflowError here; pass a typed scalar to choose a wider "
+                          "signature)",
+                          u->name, j, (long long)o->value.i, kiln_dtype_name(to));
+  memcpy(out, &bits, kiln_dtype_size(to)); /* little-endian: the low bytes */
+  return KILN_OK;
+}
+
+kiln_status kiln_ufunc_dispatch(const kiln_ufunc *u, const kiln_operand *inputs,
+                                const kiln_operand *outputs, kiln_ufunc_plan *plan) {
+  input_type types[KILN_UFUNC_MAX_OPERANDS];
+  int strong_level = -1;
+  for (int j = 0; j < u->nin; j++) {
+    types[j].dtype = operand_dtype(&inputs[j]);
+    types[j].weak_level = 0;
+    if (inputs[j].kind != KILN_OPERAND_WEAK_SCALAR) {
+      int level = kind_level(types[j].dtype);
+      if (level > strong_level) strong_level = level;
+    }
+  }
+  for (int j = 0; j < u->nin; j++) {
+    if (inputs[j].kind != KILN_OPERAND_WEAK_SCALAR) continue;
+    int level = inputs[j].dtype == KILN_FLOAT64 ? 2 : 1;
+    if (level > strong_level) types[j].dtype = level == 2 ? KILN_FLOAT64 : KILN_INT64;
+    else types[j].weak_level = level;
+  }
+  int chosen = -1;
+  for (int pass = 0; pass < 2 && chosen < 0; pass++)
+    for (int i = 0; i < u->nsig && chosen < 0; i++)
+      if (matches(&u->sigs[i], types, pass)) chosen = i;
+  if (chosen < 0) return no_match(u, inputs);
+  const kiln_ufunc_sig *sig = &u->sigs[chosen];
+  plan->signature = chosen;
+
+  for (int k = 0; k < u->nout; k++) {
+    const kiln_operand *o = &outputs[k];
+    if (o->kind == KILN_OPERAND_NEW) continue;
+    kiln_dtype have = operand_dtype(o), want = sig->dtypes[u->nin + k];
+    if (!kiln_ufunc_can_cast_same_kind(want, have))
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "ufunc '%s': output %d is %s, but signature \"%s\" gives %s, "
+                            "which casts to it only unsafely (same_kind casting)",
+                            u->name, k, kiln_dtype_name(have), sig->text,
+                            kiln_dtype_name(want));
+  }
+
+  plan->nscalars = 0;
+  for (int j = 0; j < u->nin; j++) {
+    const kiln_operand *o = &inputs[j];
+    if (o->kind != KILN_OPERAND_SCALAR && o->kind != KILN_OPERAND_WEAK_SCALAR) continue;
+    if (plan->nscalars == KILN_EW_MAX_SCALARS)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "ufunc '%s': more than %d scalar inputs in one call", u->name,
+                            KILN_EW_MAX_SCALARS);
+    int s = plan->nscalars++;
+    kiln_ufunc_operand_plan *op = &plan->operands[j];
+    op->where = KILN_UFUNC_BY_VALUE;
+    op->dtype = sig->dtypes[j];
+    op->scalar = s;
+    plan->scalar_dtypes[s] = sig->dtypes[j];
+    KILN_RETURN_IF_ERROR(convert_scalar(u, j, o, sig->dtypes[j], plan->scalars[s]));
+  }
+  return KILN_OK;
+}

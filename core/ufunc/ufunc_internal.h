@@ -1,0 +1,180 @@
+/* core/ufunc/ufunc_internal.h: what a ufunc is made of, and the steps of a call
+ * (internal). A call is: check operands, dispatch a signature
+ * (ufunc_dispatch.c), broadcast into a plan (ufunc_call.c), then run the
+ * plan on the device (ufunc_call.c) or through host staging
+ * (ufunc_host.c); either way each launch finds its compiled program in the
+ * ufunc's variant table (ufunc_variant.c), generating the source once
+ * (ufunc_codegen.c). */
+#ifndef KILN_CORE_UFUNC_INTERNAL_H
+#define KILN_CORE_UFUNC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/codegen/elementwise.h"
+#include "core/kernel/kernel_catalog.h"
+#include "kiln/ufunc.h"
+
+#define KILN_UFUNC_MAX_OPERANDS KILN_EW_MAX_OPERANDS
+#define KILN_UFUNC_NAME_MAX 64
+
+/* A span of a signature's text (a parameter name). */
+typedef struct kiln_ufunc_span {
+  int start, length;
+} kiln_ufunc_span;
+
+typedef struct kiln_ufunc_sig {
+  char *text;        /* as given, malloc'd; names point into it */
+  const char *body;  /* the body for this signature (borrowed from the ufunc) */
+  int nin, nout;
+  int returns_value; /* "T(...)" form: the body returns the one output */
+  kiln_dtype dtypes[KILN_UFUNC_MAX_OPERANDS]; /* inputs, then outputs */
+  kiln_ufunc_span names[KILN_UFUNC_MAX_OPERANDS];
+} kiln_ufunc_sig;
+
+/* Parses `text` (see kiln/ufunc.h) into *sig; `index` only numbers the
+ * signature in messages. sig->text is a copy (free with
+ * kiln_ufunc_signature_free). Errors: INVALID_ARGUMENT quoting the text
+ * with a caret at the offending column, OUT_OF_MEMORY. */
+kiln_status kiln_ufunc_signature_parse(const char *text, int index, kiln_ufunc_sig *sig);
+void kiln_ufunc_signature_free(kiln_ufunc_sig *sig);
+
+/* One compiled program: signature, merged layout ndim and the dtypes the
+ * kernel reads and writes, packed for memcmp. */
+typedef struct kiln_ufunc_variant_key {
+  int16_t signature;
+  int8_t ndim;
+  /* per ufunc operand: array dtype, or KILN_UFUNC_SCALAR_SLOT for a scalar
+   * input passed by value; unused slots 0xff */
+  uint8_t operands[KILN_UFUNC_MAX_OPERANDS];
+} kiln_ufunc_variant_key;
+#define KILN_UFUNC_SCALAR_SLOT 0xfe
+
+typedef struct kiln_ufunc_variant {
+  kiln_ufunc_variant_key key;
+  const kiln_program *program; /* owned by the context's cache */
+} kiln_ufunc_variant;
+
+typedef struct kiln_ufunc_staging kiln_ufunc_staging;
+
+struct kiln_ufunc {
+  atomic_int refcount;
+  kiln_context *ctx;
+  char name[KILN_UFUNC_NAME_MAX];
+  char *preamble; /* NULL when none */
+  char **bodies;  /* nbodies copies; signatures borrow them */
+  int nbodies;
+  int nin, nout, nsig;
+  kiln_ufunc_sig *sigs;
+  pthread_mutex_t lock; /* guards everything below */
+  kiln_ufunc_variant *variants;
+  int nvariants, variant_capacity;
+  size_t host_chunk_bytes;
+  kiln_ufunc_staging *staging; /* kept from the last host-path call */
+};
+
+/* kiln_ufunc_create with one body per signature (built-ins differ per
+ * dtype); bodies[i] belongs to signatures[i]. ctx NULL makes an unbound
+ * ufunc that can only generate source (compile checks). */
+kiln_status kiln_ufunc_create_with_bodies(kiln_context *ctx, const char *name, int nsig,
+                                          const char *const *signatures,
+                                          const char *const *bodies, const char *preamble,
+                                          kiln_ufunc **out);
+
+/* kiln_ufunc_builtin; ctx may be NULL (unbound, as above). */
+kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_ufunc **out);
+
+/* Appends the generated sources of every built-in ufunc and of sample
+ * user ufuncs to the compile-check catalog (core/ufunc/ufunc_catalog.c). */
+kiln_status kiln_ufunc_catalog_add(kiln_catalog *catalog);
+
+/* ---- a call's plan ---------------------------------------------------------- */
+
+typedef enum kiln_ufunc_operand_where {
+  KILN_UFUNC_DEVICE = 1, /* a device array (given, new, or uploaded whole) */
+  KILN_UFUNC_HOST,       /* host memory */
+  KILN_UFUNC_BY_VALUE    /* an input scalar passed as a kernel argument */
+} kiln_ufunc_operand_where;
+
+typedef struct kiln_ufunc_operand_plan {
+  kiln_ufunc_operand_where where;
+  kiln_dtype dtype;         /* element type in memory (BY_VALUE: the signature's) */
+  const kiln_array *array;  /* DEVICE */
+  const char *host;         /* HOST: element at index 0 */
+  char *host_out;           /* HOST outputs */
+  int own_ndim;             /* the operand's own shape, before broadcasting */
+  const int64_t *own_shape; /* borrowed for the call */
+  int64_t own_strides[KILN_MAX_DIMS]; /* bytes */
+  int64_t offset;                   /* DEVICE: bytes */
+  int64_t strides[KILN_MAX_DIMS];   /* bytes, broadcast shape, 0 where broadcast */
+  int scalar;                       /* BY_VALUE: index into scalars */
+} kiln_ufunc_operand_plan;
+
+typedef struct kiln_ufunc_plan {
+  int signature;
+  int nin, nout;
+  int ndim;
+  int64_t shape[KILN_MAX_DIMS]; /* broadcast shape */
+  int64_t size;
+  kiln_ufunc_operand_plan operands[KILN_UFUNC_MAX_OPERANDS];
+  int nscalars;
+  kiln_dtype scalar_dtypes[KILN_EW_MAX_SCALARS];
+  unsigned char scalars[KILN_EW_MAX_SCALARS][8]; /* values in the signature's dtype */
+} kiln_ufunc_plan;
+
+/* Picks the signature for the inputs (see kiln/ufunc.h), checks given
+ * outputs' dtypes (same_kind), and converts scalar inputs into
+ * plan->scalars. Fills plan->signature, operands[].dtype/where of scalars. */
+kiln_status kiln_ufunc_dispatch(const kiln_ufunc *ufunc, const kiln_operand *inputs,
+                                const kiln_operand *outputs, kiln_ufunc_plan *plan);
+
+/* NumPy's can_cast(from, to, 'same_kind'). */
+int kiln_ufunc_can_cast_same_kind(kiln_dtype from, kiln_dtype to);
+
+/* Finds (or generates, compiles and records) the program for `key`. */
+kiln_status kiln_ufunc_variant_get(kiln_ufunc *ufunc, const kiln_ufunc_variant_key *key,
+                                   const kiln_program **program);
+
+/* Appends the kernel source of variant `key` (entry kiln_ufunc_entry). */
+void kiln_ufunc_source(const kiln_ufunc *ufunc, const kiln_ufunc_variant_key *key,
+                       kiln_strbuf *out);
+
+/* The element-wise signature (kernel parameters) of variant `key`. */
+void kiln_ufunc_ew_signature(const kiln_ufunc *ufunc, const kiln_ufunc_variant_key *key,
+                             kiln_ew_signature *sig);
+
+/* Writes the kernel's entry-point name for ufunc (>= 80 bytes). */
+void kiln_ufunc_entry(const kiln_ufunc *ufunc, char *out, size_t size);
+
+/* Launches the plan's signature over `views`: one array of the broadcast
+ * (or chunk) shape per non-BY_VALUE operand, in operand order, all of one
+ * shape. Nothing runs for an empty shape. */
+kiln_status kiln_ufunc_launch(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
+                              const kiln_array *const *views, kiln_stream *stream);
+
+/* Runs a plan with host operands through pinned staging in chunks; returns
+ * when all is written. NEW outputs are already allocated (DEVICE). */
+kiln_status kiln_ufunc_run_host(kiln_ufunc *ufunc, kiln_ufunc_plan *plan,
+                                kiln_stream *stream);
+
+/* Threads that copy parts of large boxes (core/ufunc/ufunc_host_copy.c). */
+typedef struct kiln_copy_pool kiln_copy_pool;
+
+/* Copies a box of `shape` between dense C-order memory and host memory
+ * with byte `strides` (to_dense nonzero: gather into dense, else scatter
+ * from it). Boxes of a megabyte or more are split over *pool's threads,
+ * the pool made on first need (a failure to make it only costs speed). */
+void kiln_host_box_copy(kiln_copy_pool **pool, int to_dense, char *dense, char *strided,
+                        const int64_t *strides, int ndim, const int64_t *shape,
+                        size_t itemsize);
+
+/* Stops and joins the pool's threads; NULL is ignored. */
+void kiln_copy_pool_free(kiln_copy_pool *pool);
+
+/* Frees cached host-path staging (buffers, streams). */
+void kiln_ufunc_staging_free(kiln_context *ctx, kiln_ufunc_staging *staging);
+
+/* "(3, 4)" into out. */
+void kiln_ufunc_format_shape(int ndim, const int64_t *shape, char *out, size_t size);
+
+#endif
