@@ -12,7 +12,7 @@
 
 #include "backends/backend.h"
 #include "core/runtime/context_internal.h"
-#include "core/kernel/kernel_catalog.h"
+#include "core/catalog/generated_kernels.h"
 #include "core/kernel/kernel_internal.h"
 #include "harness.h"
 

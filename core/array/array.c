@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "core/array/array_internal.h"
-#include "core/codegen/elementwise.h"
 #include "core/runtime/error.h"
 
 kiln_status kiln_shape_validate(kiln_dtype dtype, int ndim, const int64_t *shape,
@@ -119,24 +118,6 @@ kiln_status kiln_array_view_new(const kiln_array *base, kiln_dtype dtype, int nd
 kiln_status kiln_array_empty(kiln_context *ctx, kiln_dtype dtype, int ndim,
                              const int64_t *shape, kiln_array **out) {
   return kiln_array_alloc(ctx, dtype, ndim, shape, out);
-}
-
-kiln_status kiln_array_full(kiln_context *ctx, kiln_dtype dtype, int ndim,
-                            const int64_t *shape, const void *value, kiln_array **out) {
-  KILN_CHECK_ARG(value);
-  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, dtype, ndim, shape, out));
-  kiln_status status = kiln_ew_fill(*out, value);
-  if (status != KILN_OK) {
-    kiln_array_release(*out);
-    *out = NULL;
-  }
-  return status;
-}
-
-kiln_status kiln_array_zeros(kiln_context *ctx, kiln_dtype dtype, int ndim,
-                             const int64_t *shape, kiln_array **out) {
-  static const uint64_t zero = 0; /* all-zero bits are 0 in every dtype */
-  return kiln_array_full(ctx, dtype, ndim, shape, &zero, out);
 }
 
 kiln_array *kiln_array_retain(kiln_array *array) {

@@ -12,6 +12,7 @@
 #define KILN_CORE_ELEMENTWISE_H
 
 #include "core/array/array_internal.h"
+#include "core/kernel/kernel_catalog.h"
 #include "core/kernel/kernel_internal.h"
 
 #define KILN_EW_MAX_OPERANDS 32
@@ -66,5 +67,9 @@ kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src);
  * casting: to bool means "nonzero". Written into out (>= 96 bytes). */
 void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,
                              size_t size);
+
+/* Appends the fill kernels for every dtype and the copy/cast kernels for
+ * every dtype pair, contiguous and strided. */
+kiln_status kiln_ew_catalog_add(kiln_catalog *catalog);
 
 #endif

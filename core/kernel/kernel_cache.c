@@ -39,7 +39,7 @@ static void program_destroy(kiln_context *ctx, kiln_program *p) {
   free(p->entry);
 }
 
-void kiln_program_cache_destroy(kiln_context *ctx) {
+static void program_cache_destroy(kiln_context *ctx) {
   if (!ctx->programs) return;
   for (int b = 0; b < CACHE_BUCKETS; b++) {
     cache_entry *e = ctx->programs->buckets[b];
@@ -124,7 +124,9 @@ kiln_status kiln_program_get_keyed(kiln_context *ctx, const char *key, size_t ke
 
   pthread_mutex_lock(&ctx->lock);
   *out = cache_find(ctx, hash, key, key_length);
-  if (!*out && !ctx->programs) ctx->programs = calloc(1, sizeof *ctx->programs);
+  if (!*out && !ctx->programs &&
+      kiln_context_on_destroy(ctx, program_cache_destroy) == KILN_OK)
+    ctx->programs = calloc(1, sizeof *ctx->programs);
   if (!*out && ctx->programs) {
     e->hash = hash;
     e->key = stored;

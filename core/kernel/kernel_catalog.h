@@ -8,6 +8,7 @@
 #define KILN_CORE_KERNEL_CATALOG_H
 
 #include "core/runtime/error.h"
+#include "core/runtime/strbuf.h"
 
 typedef struct kiln_catalog_entry {
   char *name;   /* what the source is, for messages */
@@ -22,11 +23,6 @@ typedef struct kiln_catalog {
 
 /* Appends a copy of (name, source). */
 kiln_status kiln_catalog_add(kiln_catalog *catalog, const char *name, const char *source);
-
-/* Appends every built-in kernel family: fill for every dtype, copy/cast for
- * every dtype pair, each in its contiguous and strided variants, and the
- * built-in ufuncs. */
-kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog);
 
 void kiln_catalog_free(kiln_catalog *catalog);
 

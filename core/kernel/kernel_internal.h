@@ -6,6 +6,7 @@
 #define KILN_CORE_KERNEL_INTERNAL_H
 
 #include "core/runtime/context_internal.h"
+#include "core/runtime/stream_internal.h"
 #include "core/runtime/strbuf.h"
 #include "kiln/kernel.h"
 
@@ -81,10 +82,5 @@ void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, 
 kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,
                                 kiln_stream *stream, const kiln_backend_launch *launch,
                                 int nargs, const kiln_backend_arg *args);
-
-/* The backend stream behind a public stream (NULL: default stream).
- * INVALID_ARGUMENT when the stream belongs to another context. */
-kiln_status kiln_stream_backend(kiln_context *ctx, kiln_stream *stream,
-                                kiln_backend_stream **out);
 
 #endif

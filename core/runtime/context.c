@@ -124,8 +124,17 @@ static kiln_status parse_backend_list(const selection *s, const kiln_backend_ops
   return KILN_OK;
 }
 
+kiln_status kiln_context_on_destroy(kiln_context *ctx, kiln_context_teardown fn) {
+  for (int i = 0; i < ctx->nteardowns; i++)
+    if (ctx->teardowns[i] == fn) return KILN_OK;
+  if (ctx->nteardowns == KILN_CONTEXT_MAX_TEARDOWNS)
+    return kiln_error_set(KILN_ERROR_INTERNAL, "context teardown table is full");
+  ctx->teardowns[ctx->nteardowns++] = fn;
+  return KILN_OK;
+}
+
 static void context_free(kiln_context *ctx) {
-  kiln_program_cache_destroy(ctx);
+  for (int i = ctx->nteardowns - 1; i >= 0; i--) ctx->teardowns[i](ctx);
   if (ctx->device) ctx->ops->device_close(ctx->device);
   pthread_mutex_destroy(&ctx->lock);
   free(ctx);

@@ -10,6 +10,11 @@
 
 typedef struct kiln_program_cache kiln_program_cache;
 
+/* Frees what a layer above the context keeps in it (the program cache, the
+ * memory pool); called once, when the context is destroyed. */
+typedef void (*kiln_context_teardown)(kiln_context *ctx);
+#define KILN_CONTEXT_MAX_TEARDOWNS 8
+
 struct kiln_context {
   atomic_int refcount;
   const kiln_backend_ops *ops;
@@ -18,8 +23,17 @@ struct kiln_context {
   char platform_filter[128]; /* storage behind config.platform_filter */
   kiln_device_info info;
   pthread_mutex_t lock;        /* guards the caches below */
-  kiln_program_cache *programs; /* compiled programs by source hash */
+  kiln_program_cache *programs; /* compiled programs (core/kernel/kernel_cache.c) */
+  /* Registered by the layers above (so the context never calls up into
+   * them); run in reverse order of registration, before the device closes. */
+  kiln_context_teardown teardowns[KILN_CONTEXT_MAX_TEARDOWNS];
+  int nteardowns;
 };
+
+/* Registers fn to run when ctx is destroyed; registering the same fn again
+ * does nothing. Call with ctx->lock held. INTERNAL when the table is full
+ * (a fixed number of layers register, so this is a programming error). */
+kiln_status kiln_context_on_destroy(kiln_context *ctx, kiln_context_teardown fn);
 
 /* The backends compiled into libkiln, in the default order of preference. */
 int kiln_registry_count(void);
@@ -28,8 +42,5 @@ const kiln_backend_ops *kiln_registry_get(int index);
 const kiln_backend_ops *kiln_registry_find(const char *name);
 /* "cuda, hip, opencl": for messages listing the valid names. */
 const char *kiln_registry_names(void);
-
-/* Drops every cached program of ctx (core/kernel/kernel_cache.c). */
-void kiln_program_cache_destroy(kiln_context *ctx);
 
 #endif

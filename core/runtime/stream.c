@@ -1,7 +1,7 @@
 /* core/runtime/stream.c: public streams and events over the backend's. */
 #include <stdlib.h>
 
-#include "core/kernel/kernel_internal.h"
+#include "core/runtime/stream_internal.h"
 
 struct kiln_stream {
   kiln_context *ctx;

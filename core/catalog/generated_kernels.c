@@ -1,0 +1,17 @@
+/* core/catalog/generated_kernels.c */
+#include "core/catalog/generated_kernels.h"
+#include "core/codegen/elementwise.h"
+#include "core/ufunc/ufunc_internal.h"
+
+typedef kiln_status (*family_adder)(kiln_catalog *catalog);
+
+static const family_adder families[] = {
+    kiln_ew_catalog_add,
+    kiln_ufunc_catalog_add,
+};
+
+kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+    KILN_RETURN_IF_ERROR(families[i](catalog));
+  return KILN_OK;
+}
