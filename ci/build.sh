@@ -2,7 +2,9 @@
 # Configures and builds kiln with warnings as errors. Usage:
 #   ci/build.sh [--sanitize] [--build-dir DIR]
 # The default build uses gcc (cc); --sanitize builds with clang and ASan +
-# UBSan, so every CI run compiles warning-free under both compilers.
+# UBSan and fault injection (tests/fault: every backend call and host
+# allocation made to fail in turn), so every CI run compiles warning-free
+# under both compilers and sweeps the failure paths under LSan.
 # Prints the build directory's path on its last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +22,8 @@ type=Release
 compiler=${CC:-cc}
 if [ "$sanitize" = ON ]; then type=Debug; compiler=${CC:-clang}; fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=$type -DKILN_WERROR=ON \
-      -DCMAKE_C_COMPILER="$compiler" -DKILN_SANITIZE=$sanitize >/dev/null
+      -DCMAKE_C_COMPILER="$compiler" -DKILN_SANITIZE=$sanitize \
+      -DKILN_FAULT_INJECTION=$sanitize >/dev/null
 cmake --build "$build" -j"$(nproc)" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^-- ' || true
 test -f "$build/libkiln.so" || { echo "ci/build.sh: build failed" >&2; exit 1; }
 echo "$build"

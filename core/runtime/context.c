@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/runtime/context_internal.h"
+#include "core/runtime/fault_injection.h"
 #include "core/runtime/log.h"
 #include "core/runtime/strbuf.h"
 
@@ -146,6 +147,9 @@ static kiln_status context_open(const kiln_backend_ops *ops, const selection *s,
   kiln_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   atomic_init(&ctx->refcount, 1);
+#ifdef KILN_FAULT_INJECTION
+  ops = kiln_fault_wrap_ops(ops); /* test builds: backend calls can be made to fail */
+#endif
   ctx->ops = ops;
   config_from(ctx, s->platform_filter);
   pthread_mutex_init(&ctx->lock, NULL);

@@ -1,0 +1,298 @@
+/* tests/fault/test_fault.c: the fault-injection sweep (issue: every failure
+ * path tested). Built only with -DKILN_FAULT_INJECTION=ON.
+ *
+ * For every scenario (array creation, views and transfers, raw kernel
+ * compile and launch, ufunc calls on device and on host operands, streams
+ * and events) and each kind of fault (a call into the backend table, a
+ * host allocation in kiln), the driver runs the scenario once per n =
+ * 1, 2, ... with call n made to fail, on a fresh context, until a run no
+ * longer reaches the fault. Each run must:
+ *   - return a non-OK status whose message names what failed (the backend
+ *     slot, or "memory" for a host allocation), or return OK with correct
+ *     values when kiln recovered (an optional fast path falling back);
+ *   - leave the outputs it promised to leave alone untouched (creators
+ *     leave *out NULL);
+ *   - not crash and not leak (LSan checks the whole sweep at exit);
+ *   - leave the context usable: the same scenario, run again on it without
+ *     a fault, gives correct values.
+ * The counts of injected faults are printed. */
+#include "core/runtime/fault_injection.h"
+#include "harness.h"
+
+#define N 1031 /* elements: a prime, so no chunk or vector width divides it */
+
+static float host_x[N], host_y[N];
+
+static const char saxpy_source[] =
+    "KILN_KERNEL void saxpy(int64_t n, float a, KILN_GLOBAL const float *x,\n"
+    "                       KILN_GLOBAL float *y) {\n"
+    "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0))\n"
+    "    y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+/* A scenario returns the first failing status (OK when it completed) and
+ * sets *correct when it completed with the right values. It releases all
+ * it made, whatever happened. */
+typedef kiln_status (*scenario_fn)(kiln_context *ctx, int *correct);
+
+/* Runs a creator that promises *out == NULL on failure. */
+#define CREATE(status, call, out)                                                        \
+  do {                                                                                   \
+    status = (call);                                                                     \
+    if (status != KILN_OK && (out) != NULL)                                              \
+      harness_fail(__FILE__, __LINE__, "%s failed (%s) but left its output set", #call, \
+                   kiln_status_string(status));                                          \
+  } while (0)
+
+static int close_to(double got, double want, double tolerance) {
+  return fabs(got - want) <= tolerance * (1 + fabs(want));
+}
+
+/* from_host, a reversed strided view, astype, copy_into, full, to_host. */
+static kiln_status scenario_arrays(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  kiln_array *a = NULL, *view = NULL, *wide = NULL, *filled = NULL;
+  static double back[N];
+  static float filled_back[N];
+  kiln_status s;
+  CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
+  kiln_slice reverse = {KILN_NONE, KILN_NONE, -2};
+  if (s == KILN_OK) CREATE(s, kiln_array_slice(a, 1, &reverse, &view), view);
+  if (s == KILN_OK) CREATE(s, kiln_array_astype(view, KILN_FLOAT64, &wide), wide);
+  float seven = 7.0f;
+  if (s == KILN_OK)
+    CREATE(s, kiln_array_full(ctx, KILN_FLOAT32, 1, &n, &seven, &filled), filled);
+  if (s == KILN_OK) s = kiln_array_copy_into(filled, a);
+  if (s == KILN_OK) s = kiln_array_to_host(wide, back, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(filled, filled_back, NULL);
+  if (s == KILN_OK) {
+    int ok = kiln_array_size(wide) == (N + 1) / 2;
+    for (int64_t i = 0; ok && i < (N + 1) / 2; i++) ok = back[i] == host_x[N - 1 - 2 * i];
+    for (int64_t i = 0; ok && i < N; i++) ok = filled_back[i] == host_x[i];
+    *correct = ok;
+  }
+  kiln_array_release(filled);
+  kiln_array_release(wide);
+  kiln_array_release(view);
+  kiln_array_release(a);
+  return s;
+}
+
+/* Raw kernel: compile, launch (explicit and automatic grid), read back. */
+static kiln_status scenario_kernel(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  kiln_array *x = NULL, *y = NULL;
+  kiln_kernel *k = NULL;
+  static float out[N];
+  kiln_status s;
+  CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &x), x);
+  if (s == KILN_OK) CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_y, &y), y);
+  if (s == KILN_OK) CREATE(s, kiln_kernel_create(ctx, saxpy_source, "saxpy", NULL, &k), k);
+  if (s == KILN_OK) {
+    kiln_arg args[] = {kiln_arg_int64(n), kiln_arg_float32(2.0f), kiln_arg_array(x),
+                       kiln_arg_array(y)};
+    int64_t global = 64, local = 32;
+    s = kiln_kernel_launch(k, 1, &global, &local, 4, args, NULL);
+    if (s == KILN_OK) s = kiln_kernel_launch(k, 1, &n, NULL, 4, args, NULL);
+  }
+  if (s == KILN_OK) s = kiln_array_to_host(y, out, NULL);
+  if (s == KILN_OK) {
+    int ok = 1;
+    for (int i = 0; ok && i < N; i++)
+      ok = close_to(out[i], 4.0 * host_x[i] + host_y[i], 1e-5);
+    *correct = ok;
+  }
+  kiln_kernel_release(k);
+  kiln_array_release(y);
+  kiln_array_release(x);
+  return s;
+}
+
+static kiln_status make_gaussian(kiln_context *ctx, kiln_ufunc **u) {
+  static const char *const signatures[] = {"float32(float32 x, float32 mean, float32 sigma)",
+                                           "float64(float64 x, float64 mean, float64 sigma)"};
+  kiln_status s;
+  CREATE(s,
+         kiln_ufunc_create(ctx, "gaussian", 2, signatures,
+                           "return exp(-0.5 * ((x - mean) / sigma) * ((x - mean) / sigma));",
+                           NULL, u),
+         *u);
+  return s;
+}
+
+static double gaussian(double x, double mean, double sigma) {
+  return exp(-0.5 * ((x - mean) / sigma) * ((x - mean) / sigma));
+}
+
+/* ufunc on device arrays: a strided view in, a new output, weak scalars. */
+static kiln_status scenario_ufunc_device(kiln_context *ctx, int *correct) {
+  int64_t shape[2] = {N, 2};
+  kiln_array *pairs = NULL, *column = NULL, *result = NULL;
+  kiln_ufunc *u = NULL;
+  static float both[2 * N], out[N];
+  for (int i = 0; i < N; i++) both[2 * i] = host_x[i], both[2 * i + 1] = host_y[i];
+  kiln_status s;
+  CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, both, &pairs), pairs);
+  if (s == KILN_OK) CREATE(s, kiln_array_index(pairs, 1, 1, &column), column);
+  if (s == KILN_OK) s = make_gaussian(ctx, &u);
+  if (s == KILN_OK) {
+    kiln_operand in[3] = {kiln_operand_array(column), kiln_operand_float(0.25),
+                          kiln_operand_float(1.5)};
+    kiln_operand outs[1] = {kiln_operand_new(&result)};
+    CREATE(s, kiln_ufunc_call(u, 3, in, 1, outs, NULL), result);
+  }
+  if (s == KILN_OK) s = kiln_array_to_host(result, out, NULL);
+  if (s == KILN_OK) {
+    int ok = 1;
+    for (int i = 0; ok && i < N; i++) ok = close_to(out[i], gaussian(host_y[i], 0.25, 1.5), 1e-5);
+    *correct = ok;
+  }
+  kiln_array_release(result);
+  kiln_ufunc_release(u);
+  kiln_array_release(column);
+  kiln_array_release(pairs);
+  return s;
+}
+
+/* ufunc on host operands (the staged path: pinned chunks, copy threads),
+ * small chunks so several boxes are in flight, on a stream. */
+static kiln_status scenario_ufunc_host(kiln_context *ctx, int *correct) {
+  kiln_ufunc *u = NULL;
+  kiln_stream *stream = NULL;
+  static double x64[N], out[N];
+  int64_t n = N;
+  for (int i = 0; i < N; i++) x64[i] = host_x[i], out[i] = -1;
+  kiln_status s = make_gaussian(ctx, &u);
+  if (s == KILN_OK) s = kiln_ufunc_set_host_chunk_bytes(u, 1024);
+  if (s == KILN_OK) CREATE(s, kiln_stream_create(ctx, &stream), stream);
+  if (s == KILN_OK) {
+    kiln_operand in[3] = {kiln_operand_host(x64, KILN_FLOAT64, 1, &n, NULL),
+                          kiln_operand_float(-0.5), kiln_operand_float(2.0)};
+    kiln_operand outs[1] = {kiln_operand_host_output(out, KILN_FLOAT64, 1, &n, NULL)};
+    s = kiln_ufunc_call(u, 3, in, 1, outs, stream);
+  }
+  if (s == KILN_OK) s = kiln_stream_synchronize(ctx, stream);
+  if (s == KILN_OK) {
+    int ok = 1;
+    for (int i = 0; ok && i < N; i++) ok = close_to(out[i], gaussian(x64[i], -0.5, 2.0), 1e-12);
+    *correct = ok;
+  }
+  kiln_stream_release(stream);
+  kiln_ufunc_release(u);
+  return s;
+}
+
+/* Streams and events around a copy. */
+static kiln_status scenario_streams(kiln_context *ctx, int *correct) {
+  kiln_stream *stream = NULL;
+  kiln_event *start = NULL, *end = NULL;
+  kiln_array *a = NULL, *b = NULL;
+  int64_t n = N;
+  static float back[N];
+  kiln_status s;
+  CREATE(s, kiln_stream_create(ctx, &stream), stream);
+  if (s == KILN_OK) CREATE(s, kiln_event_create(ctx, &start), start);
+  if (s == KILN_OK) CREATE(s, kiln_event_create(ctx, &end), end);
+  if (s == KILN_OK) CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_y, &a), a);
+  if (s == KILN_OK) s = kiln_event_record(start, stream);
+  if (s == KILN_OK) CREATE(s, kiln_array_copy(a, &b), b);
+  if (s == KILN_OK) s = kiln_event_record(end, stream);
+  if (s == KILN_OK) s = kiln_event_synchronize(end);
+  double ms = -1;
+  if (s == KILN_OK) s = kiln_event_elapsed_ms(start, end, &ms);
+  if (s == KILN_OK) s = kiln_array_to_host(b, back, NULL);
+  if (s == KILN_OK) *correct = ms >= 0 && memcmp(back, host_y, sizeof back) == 0;
+  kiln_array_release(b);
+  kiln_array_release(a);
+  kiln_event_release(end);
+  kiln_event_release(start);
+  kiln_stream_release(stream);
+  return s;
+}
+
+typedef struct sweep_totals {
+  long injected, failed_cleanly, recovered;
+} sweep_totals;
+
+static sweep_totals totals[3];
+
+/* One scenario under one kind of fault, n = 1, 2, ... until the fault is
+ * no longer reached. */
+static void sweep(const char *name, scenario_fn run, kiln_fault_kind kind) {
+  const char *kind_name = kind == KILN_FAULT_BACKEND ? "backend call" : "host allocation";
+  long n;
+  for (n = 1; n < 100000; n++) {
+    kiln_context *ctx = NULL;
+    if (kiln_context_create(NULL, &ctx) != KILN_OK) {
+      harness_fail(__FILE__, __LINE__, "%s: context: %s", name, kiln_last_error());
+      return;
+    }
+    int correct = 0;
+    kiln_fault_arm(kind, n);
+    kiln_status s = run(ctx, &correct);
+    kiln_fault_disarm();
+    int fired = kiln_fault_fired();
+    const char *message = kiln_last_error();
+    if (!fired) {
+      CHECK_MSG(s == KILN_OK && correct, "%s without a fault: %s (%s), values %s", name,
+                kiln_status_string(s), message, correct ? "correct" : "WRONG");
+      kiln_context_release(ctx);
+      break;
+    }
+    totals[kind].injected++;
+    if (s != KILN_OK) {
+      totals[kind].failed_cleanly++;
+      const char *needle = kind == KILN_FAULT_BACKEND ? kiln_fault_operation() : "memory";
+      CHECK_MSG(strstr(message, needle) != NULL,
+                "%s, %s %ld failed: %s, but the message does not name %s: \"%s\"", name,
+                kind_name, n, kiln_status_string(s), needle, message);
+    } else {
+      totals[kind].recovered++;
+      CHECK_MSG(correct, "%s, %s %ld (%s) failed but the call returned OK with wrong values",
+                name, kind_name, n, kiln_fault_operation());
+    }
+    /* the same context must still work */
+    correct = 0;
+    s = run(ctx, &correct);
+    CHECK_MSG(s == KILN_OK && correct, "%s after %s %ld failed: rerun gives %s (%s), values %s",
+              name, kind_name, n, kiln_status_string(s), kiln_last_error(),
+              correct ? "correct" : "WRONG");
+    kiln_context_release(ctx);
+    if (harness_failures > 20) return; /* enough to read */
+  }
+  printf("  %-14s %-15s: %ld faults injected\n", name, kind_name, n - 1);
+}
+
+static void sweep_both(const char *name, scenario_fn run) {
+  sweep(name, run, KILN_FAULT_BACKEND);
+  sweep(name, run, KILN_FAULT_HOST_ALLOC);
+}
+
+static void prepare(void) {
+  harness_fill_random(host_x, KILN_FLOAT32, N, -4, 4);
+  harness_fill_random(host_y, KILN_FLOAT32, N, -4, 4);
+}
+
+static void test_arrays(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("arrays", scenario_arrays); }
+static void test_kernel(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("kernel", scenario_kernel); }
+static void test_ufunc_device(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_device", scenario_ufunc_device); }
+static void test_ufunc_host(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_host", scenario_ufunc_host); }
+static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
+
+static void test_totals(kiln_context *ctx) {
+  (void)ctx;
+  for (int k = KILN_FAULT_BACKEND; k <= KILN_FAULT_HOST_ALLOC; k++)
+    printf("  %s faults: %ld injected, %ld failed with a status, %ld recovered\n",
+           k == KILN_FAULT_BACKEND ? "backend" : "host", totals[k].injected,
+           totals[k].failed_cleanly, totals[k].recovered);
+  CHECK(totals[KILN_FAULT_BACKEND].injected > 0);
+  CHECK(totals[KILN_FAULT_HOST_ALLOC].injected > 0);
+}
+
+static const harness_test tests[] = {
+    {"arrays", test_arrays},         {"kernel", test_kernel},
+    {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
+    {"streams", test_streams},       {"totals", test_totals},
+    {0}};
+
+int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
