@@ -201,6 +201,13 @@ static void test_bad_kernels_and_launches(kiln_context *ctx) {
   if (!source) return;
   CHECK_STATUS(kiln_kernel_create(ctx, source, "no_such_kernel", NULL, &k), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("no_such_kernel");
+  /* regression (found by fuzz_kernel_params): names that are not
+   * identifiers are refused before any search of the source */
+  CHECK_STATUS(kiln_kernel_create(ctx, source, "saxpy y", NULL, &k), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("not an identifier");
+  CHECK_STATUS(kiln_kernel_create(ctx, source, "1saxpy", NULL, &k), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("not an identifier");
+  CHECK(k == NULL);
   CHECK_STATUS(kiln_kernel_create(NULL, source, "saxpy", NULL, &k), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(kiln_kernel_create(ctx, NULL, "saxpy", NULL, &k), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(kiln_kernel_create(ctx, source, NULL, NULL, &k), KILN_ERROR_INVALID_ARGUMENT);

@@ -175,6 +175,14 @@ kiln_status kiln_params_parse(const char *source, const char *entry, kiln_param 
                               int *count) {
   *params = NULL;
   *count = 0;
+  /* an entry point is a C identifier (an empty one would match everywhere) */
+  int identifier = entry[0] != '\0' && !isdigit((unsigned char)entry[0]);
+  for (const char *c = entry; identifier && *c; c++) identifier = is_ident(*c);
+  if (!identifier)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "kernel name '%s' is not an identifier (letters, digits and '_', "
+                          "not starting with a digit)",
+                          entry);
   char *text = strip_comments(source);
   if (!text) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   kiln_status status = KILN_OK;

@@ -41,8 +41,7 @@ static const char *env_value(const kiln_context_options *o, const char *name) {
   return v && v[0] ? v : NULL;
 }
 
-/* Strict parse of a non-negative decimal index. */
-static int parse_index(const char *text, int *out) {
+int kiln_device_index_parse(const char *text, int *out) {
   if (!text || !isdigit((unsigned char)text[0])) return 0;
   errno = 0;
   char *end = NULL;
@@ -75,7 +74,7 @@ static kiln_status selection_resolve(const kiln_context_options *o, selection *s
   if (s->device == -1) {
     const char *text = env_value(o, "KILN_DEVICE");
     s->device = 0;
-    if (text && !parse_index(text, &s->device))
+    if (text && !kiln_device_index_parse(text, &s->device))
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                             "KILN_DEVICE='%s' is not a device index (a non-negative "
                             "integer such as 0)",
@@ -94,11 +93,10 @@ static void config_from(kiln_context *ctx, const char *filter) {
   }
 }
 
-/* Splits the comma list into backend tables, rejecting unknown names. */
-static kiln_status parse_backend_list(const selection *s, const kiln_backend_ops **list,
-                                      int *count) {
+kiln_status kiln_backend_list_parse(const char *text, const char *origin,
+                                    const kiln_backend_ops **list, int *count) {
   *count = 0;
-  const char *p = s->backends;
+  const char *p = text;
   for (;;) {
     while (*p == ' ') p++;
     size_t n = strcspn(p, ",");
@@ -114,8 +112,7 @@ static kiln_status parse_backend_list(const selection *s, const kiln_backend_ops
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                             "%s='%s': unknown backend '%.*s'; valid backends: %s (a "
                             "comma list is an order of preference)",
-                            s->backends_origin, s->backends, (int)trimmed, p,
-                            kiln_registry_names());
+                            origin, text, (int)trimmed, p, kiln_registry_names());
     int duplicate = 0;
     for (int i = 0; i < *count; i++) duplicate |= list[i] == ops;
     if (!duplicate && *count < kiln_registry_count()) list[(*count)++] = ops;
@@ -183,7 +180,7 @@ kiln_status kiln_context_create(const kiln_context_options *options, kiln_contex
   KILN_RETURN_IF_ERROR(selection_resolve(options, &s));
   const kiln_backend_ops *list[8];
   int count = 0;
-  KILN_RETURN_IF_ERROR(parse_backend_list(&s, list, &count));
+  KILN_RETURN_IF_ERROR(kiln_backend_list_parse(s.backends, s.backends_origin, list, &count));
 
   kiln_strbuf reasons = {0};
   kiln_status worst = KILN_ERROR_UNAVAILABLE;

@@ -43,4 +43,16 @@ const kiln_backend_ops *kiln_registry_find(const char *name);
 /* "cuda, hip, opencl": for messages listing the valid names. */
 const char *kiln_registry_names(void);
 
+/* Splits a KILN_BACKEND-style comma list ("cuda, opencl") into backend
+ * tables in order, dropping repeats; list has room for
+ * kiln_registry_count() entries. `origin` names where the text came from
+ * in the message ("KILN_BACKEND", "options.backends"). Errors:
+ * INVALID_ARGUMENT naming the unknown entry and the valid names. */
+kiln_status kiln_backend_list_parse(const char *text, const char *origin,
+                                    const kiln_backend_ops **list, int *count);
+
+/* Strict parse of a KILN_DEVICE-style non-negative decimal index (no sign,
+ * no spaces, at most 1000000). Returns nonzero on success. */
+int kiln_device_index_parse(const char *text, int *out);
+
 #endif

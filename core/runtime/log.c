@@ -10,7 +10,10 @@
 static const char *const level_names[] = {"off", "error", "warn", "info", "debug"};
 
 kiln_status kiln_log_level_from_env(kiln_log_level *level) {
-  const char *value = getenv("KILN_LOG");
+  return kiln_log_level_parse(getenv("KILN_LOG"), level);
+}
+
+kiln_status kiln_log_level_parse(const char *value, kiln_log_level *level) {
   *level = KILN_LOG_OFF;
   if (!value || !value[0]) return KILN_OK;
   for (int i = 0; i < (int)(sizeof level_names / sizeof level_names[0]); i++) {
