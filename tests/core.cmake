@@ -30,3 +30,7 @@ add_test(NAME install_consumer COMMAND ${CMAKE_COMMAND} -DBUILD=${PROJECT_BINARY
          -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/install/consumer
          -DWORK=${CMAKE_CURRENT_BINARY_DIR}/install-check
          -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.cmake)
+
+# Several threads sharing one context (also run under ThreadSanitizer by
+# ci/tsan.sh).
+kiln_conformance_test(threads_stress SOURCES test_threads_stress.c)

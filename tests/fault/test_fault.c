@@ -23,12 +23,7 @@
 
 static float host_x[N], host_y[N];
 
-static const char saxpy_source[] =
-    "KILN_KERNEL void saxpy(int64_t n, float a, KILN_GLOBAL const float *x,\n"
-    "                       KILN_GLOBAL float *y) {\n"
-    "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0))\n"
-    "    y[i] = a * x[i] + y[i];\n"
-    "}\n";
+static char *saxpy_source; /* tests/kernels/saxpy.kl, loaded before any fault */
 
 /* A scenario returns the first failing status (OK when it completed) and
  * sets *correct when it completed with the right values. It releases all
@@ -269,6 +264,7 @@ static void sweep_both(const char *name, scenario_fn run) {
 }
 
 static void prepare(void) {
+  if (!saxpy_source) saxpy_source = harness_load_kernel("saxpy.kl");
   harness_fill_random(host_x, KILN_FLOAT32, N, -4, 4);
   harness_fill_random(host_y, KILN_FLOAT32, N, -4, 4);
 }
@@ -287,6 +283,8 @@ static void test_totals(kiln_context *ctx) {
            totals[k].failed_cleanly, totals[k].recovered);
   CHECK(totals[KILN_FAULT_BACKEND].injected > 0);
   CHECK(totals[KILN_FAULT_HOST_ALLOC].injected > 0);
+  free(saxpy_source);
+  saxpy_source = NULL;
 }
 
 static const harness_test tests[] = {
