@@ -4,14 +4,21 @@
 # libkiln.so built elsewhere (when .carry/libkiln.so.* is present: the
 # one-build-everywhere check), then the benchmarks. Logs go to $OUT (or
 # ./gpu-logs). Nothing is installed; needs cmake, a C compiler, the driver.
+# Usage: ci/gpu.sh [tests|bench|all] (default all): `tests` builds and runs
+# the suites, `bench` (after `tests` on the same machine) runs every
+# benchmark on CUDA and then each bench/*_peers.py (CuPy/Numba on the same
+# data), so both sides see the same machine in one call.
 set -uo pipefail
+mode=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
 mkdir -p "$out"
 build=/tmp/kiln-gpu-build
+if [ "$mode" != bench ] || [ ! -x "$build/tools/kiln-info" ]; then
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
   cmake --build "$build" -j"$(nproc)" >> "$out/build.log" 2>&1 ||
   { tail -40 "$out/build.log"; exit 1; }
+fi
 nvidia-smi -L
 echo "== kiln-info"; "$build/tools/kiln-info"
 
@@ -21,6 +28,7 @@ suite() { # name, label regex, then environment assignments
   echo "== $name: $(grep -E 'tests passed|tests failed' "$out/$name.log")"
   grep -E '^\s+[0-9]+ - .*\((Failed|Skipped)' "$out/$name.log" | head -40
 }
+if [ "$mode" != bench ]; then
 suite cuda "backend=cuda" KILN_TEST_REQUIRE=cuda
 suite opencl-nvidia "backend=opencl" KILN_TEST_REQUIRE=opencl KILN_OPENCL_PLATFORM=NVIDIA
 
@@ -32,8 +40,17 @@ if [ -n "$carried" ]; then
   suite cuda-carried-lib "backend=cuda" LD_LIBRARY_PATH=/tmp/kiln-carried KILN_TEST_REQUIRE=cuda
 fi
 
+fi
+[ "$mode" = tests ] && exit 0
+
 for b in "$build"/bench/*; do
   [ -f "$b" ] && [ -x "$b" ] || continue
   echo "== $(basename "$b")"
-  KILN_BACKEND=cuda "$b" 2>&1 | tee -a "$out/bench.log"
+  KILN_BACKEND=cuda timeout 300 "$b" 2>&1 | tee -a "$out/bench.log"
+done
+export PYTHONUNBUFFERED=1
+for p in "$root"/bench/*_peers.py; do
+  [ -f "$p" ] || continue
+  echo "== $(basename "$p")"
+  timeout 300 python3 "$p" 2>&1 | tee -a "$out/peers.log"
 done
