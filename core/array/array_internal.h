@@ -6,14 +6,39 @@
 
 #include "core/runtime/context_internal.h"
 #include "kiln/array.h"
+#include "kiln/stream.h"
 
-/* Device memory shared by every view of it. Holds a context reference. */
+#define KILN_BUFFER_STREAMS 4
+
+/* Device memory shared by every view of it. Holds a context reference.
+ * The fields after `bytes` belong to the memory pool (core/array/
+ * memory_pool.c) and are guarded by its lock. */
 typedef struct kiln_buffer {
   atomic_int refcount;
   kiln_context *ctx;
   kiln_backend_buffer *handle; /* NULL when bytes == 0 */
   size_t bytes;
+  size_t capacity;  /* bytes the backend allocated (the size class) */
+  int cacheable;    /* returns to the pool's cache when released */
+  int reused;       /* came from the cache: default-stream work may still use it */
+  int nstreams;     /* other streams work was queued on, by id */
+  int many_streams; /* more than KILN_BUFFER_STREAMS of them */
+  uint64_t streams[KILN_BUFFER_STREAMS];
 } kiln_buffer;
+
+/* Gives b device memory for `bytes` (> 0) from ctx's pool: b->handle,
+ * capacity, cacheable, reused. Empties the cache and retries once when the
+ * driver is out of memory. OUT_OF_MEMORY with the sizes on failure. */
+kiln_status kiln_pool_acquire(kiln_context *ctx, kiln_buffer *b, size_t bytes);
+
+/* Returns b's memory to the pool (or to the driver), by the stream rule of
+ * kiln/memory.h. b itself stays the caller's. */
+void kiln_pool_release(kiln_buffer *b);
+
+/* Notes that work on `stream` (NULL: the default stream, nothing to note)
+ * is about to use b; makes that stream wait for the default stream first
+ * when b came from the cache. Call before queuing the work. */
+kiln_status kiln_buffer_use_on_stream(kiln_buffer *b, kiln_stream *stream);
 
 struct kiln_array {
   atomic_int refcount;

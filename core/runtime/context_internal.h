@@ -9,6 +9,9 @@
 #include "kiln/context.h"
 
 typedef struct kiln_program_cache kiln_program_cache;
+typedef struct kiln_memory_pool kiln_memory_pool;     /* core/array/memory_pool.c */
+typedef struct kiln_pinned_ranges kiln_pinned_ranges; /* core/array/pinned.c */
+struct kiln_stream;
 
 /* Frees what a layer above the context keeps in it (the program cache, the
  * memory pool); called once, when the context is destroyed. */
@@ -24,6 +27,10 @@ struct kiln_context {
   kiln_device_info info;
   pthread_mutex_t lock;        /* guards the caches below */
   kiln_program_cache *programs; /* compiled programs (core/kernel/kernel_cache.c) */
+  int pool_enabled;                   /* options.memory_pool / KILN_POOL, resolved */
+  _Atomic(kiln_memory_pool *) pool;   /* made on first use (core/array/memory_pool.c) */
+  _Atomic(kiln_pinned_ranges *) pinned; /* made on first use (core/array/pinned.c) */
+  struct kiln_stream *streams;        /* live public streams (core/runtime/stream.c) */
   /* Registered by the layers above (so the context never calls up into
    * them); run in reverse order of registration, before the device closes. */
   kiln_context_teardown teardowns[KILN_CONTEXT_MAX_TEARDOWNS];
