@@ -5,6 +5,7 @@
  * memory (alone and mixed with pageable and device operands, contiguous and
  * strided, chunked), and bad input: NULL, zero sizes, foreign pointers,
  * overlaps, double free and double unregister. */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "harness.h"
@@ -172,6 +173,60 @@ static void test_ufunc_strided_pinned(kiln_context *ctx) {
   kiln_ufunc_release(u);
 }
 
+/* Large pageable transfers go through the pinned staging lanes: sizes
+ * around the lanes' and chunks' edges, a view with an offset, and two
+ * threads at once (one of them copies directly). */
+static void staged_round_trip(kiln_context *ctx, int64_t n, int *failures) {
+  uint32_t *in = malloc((size_t)n * 4), *out = malloc((size_t)n * 4);
+  for (int64_t i = 0; i < n; i++) in[i] = (uint32_t)harness_rand_u64() | 1u;
+  memset(out, 0, (size_t)n * 4);
+  kiln_array *a = NULL;
+  if (kiln_array_from_host(ctx, KILN_UINT32, 1, &n, NULL, in, &a) != KILN_OK ||
+      kiln_array_to_host(a, out, NULL) != KILN_OK || memcmp(in, out, (size_t)n * 4) != 0)
+    (*failures)++;
+  /* a view starting 3 elements in */
+  kiln_slice tail = {3, KILN_NONE, KILN_NONE};
+  kiln_array *v = NULL;
+  if (a && kiln_array_slice(a, 1, &tail, &v) == KILN_OK) {
+    memset(out, 0, (size_t)n * 4);
+    if (kiln_array_to_host(v, out, NULL) != KILN_OK || memcmp(in + 3, out, (size_t)(n - 3) * 4))
+      (*failures)++;
+  } else {
+    (*failures)++;
+  }
+  kiln_array_release(v);
+  kiln_array_release(a);
+  free(in);
+  free(out);
+}
+
+typedef struct staged_job {
+  kiln_context *ctx;
+  int64_t n;
+  int failures;
+} staged_job;
+
+static void *staged_thread(void *arg) {
+  staged_job *job = arg;
+  for (int r = 0; r < 2; r++) staged_round_trip(job->ctx, job->n, &job->failures);
+  return NULL;
+}
+
+static void test_staged_pageable_transfer(kiln_context *ctx) {
+  static const int64_t counts[] = {(16 << 20) / 4, (16 << 20) / 4 + 1, 10485763 /* prime */};
+  int failures = 0;
+  for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++)
+    staged_round_trip(ctx, counts[t], &failures);
+  CHECK_MSG(failures == 0, "%d staged round trips differ", failures);
+  pthread_t threads[2];
+  staged_job jobs[2] = {{ctx, 4194319, 0}, {ctx, 5000011, 0}};
+  for (int t = 0; t < 2; t++) CHECK(pthread_create(&threads[t], NULL, staged_thread, &jobs[t]) == 0);
+  for (int t = 0; t < 2; t++) {
+    pthread_join(threads[t], NULL);
+    CHECK_MSG(jobs[t].failures == 0, "thread %d: %d round trips differ", t, jobs[t].failures);
+  }
+}
+
 static void test_bad_input(kiln_context *ctx) {
   void *p = NULL;
   CHECK_STATUS(kiln_host_alloc(NULL, 16, &p), KILN_ERROR_INVALID_ARGUMENT);
@@ -237,6 +292,7 @@ static const harness_test tests[] = {
     {"register_and_transfer", test_register_and_transfer},
     {"ufunc_host_operands", test_ufunc_host_operands},
     {"ufunc_strided_pinned", test_ufunc_strided_pinned},
+    {"staged_pageable_transfer", test_staged_pageable_transfer},
     {"bad_input", test_bad_input},
     {"left_at_context_release", test_left_at_context_release},
     {0}};

@@ -70,6 +70,15 @@ kiln_status kiln_array_view_new(const kiln_array *base, kiln_dtype dtype, int nd
                                 const int64_t *shape, const int64_t *strides,
                                 int64_t offset, kiln_array **out);
 
+/* Copies `bytes` between pageable host memory and buffer (at offset)
+ * through the context's pinned staging, in parallel lanes that overlap the
+ * host's copies with the DMA, ordered after the default stream's queued
+ * work and finished on return. Sets *done = 0 and does nothing when the
+ * transfer is too small to gain, the backend has no pinned memory or the
+ * staging is busy: the caller then copies directly. */
+kiln_status kiln_host_staged_copy(kiln_context *ctx, int to_device, kiln_backend_buffer *buffer,
+                                  uint64_t offset, void *host, size_t bytes, int *done);
+
 /* Copies between host memory (any byte strides) and a host staging area in
  * C order: the N-d loop shared by from_host and to_host. to_c_order nonzero
  * gathers strided -> dense, zero scatters dense -> strided. */

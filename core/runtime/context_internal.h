@@ -11,6 +11,7 @@
 typedef struct kiln_program_cache kiln_program_cache;
 typedef struct kiln_memory_pool kiln_memory_pool;     /* core/array/memory_pool.c */
 typedef struct kiln_pinned_ranges kiln_pinned_ranges; /* core/array/pinned.c */
+typedef struct kiln_host_staging kiln_host_staging;   /* core/array/host_staging.c */
 struct kiln_stream;
 
 /* Frees what a layer above the context keeps in it (the program cache, the
@@ -30,6 +31,7 @@ struct kiln_context {
   int pool_enabled;                   /* options.memory_pool / KILN_POOL, resolved */
   _Atomic(kiln_memory_pool *) pool;   /* made on first use (core/array/memory_pool.c) */
   _Atomic(kiln_pinned_ranges *) pinned; /* made on first use (core/array/pinned.c) */
+  _Atomic(kiln_host_staging *) staging; /* made on first use (core/array/host_staging.c) */
   struct kiln_stream *streams;        /* live public streams (core/runtime/stream.c) */
   /* Registered by the layers above (so the context never calls up into
    * them); run in reverse order of registration, before the device closes. */
