@@ -149,43 +149,38 @@ typedef struct layer {
   int64_t n;
 } layer;
 
-/* from_host x2, normalize and weigh on the device, activate to the host. */
-static void hidden_layer_arrays(layer *l, const float *greyscales, const float *weights,
-                                float *activated) {
-  kiln_array *g = NULL, *w = NULL, *normalized = NULL, *weighted = NULL;
-  BENCH_CHECK(kiln_array_from_host(l->ctx, KILN_FLOAT32, 1, &l->n, NULL, greyscales, &g));
-  BENCH_CHECK(kiln_array_from_host(l->ctx, KILN_FLOAT32, 1, &l->n, NULL, weights, &w));
-  kiln_operand in1[1] = {kiln_operand_array(g)};
+/* normalize and weigh (device results), activate into the host output. */
+static void hidden_layer_steps(layer *l, kiln_operand greyscales, kiln_operand weights,
+                               float *activated) {
+  kiln_array *normalized = NULL, *weighted = NULL;
   kiln_operand out1[1] = {kiln_operand_new(&normalized)};
-  BENCH_CHECK(kiln_ufunc_call(l->normalize, 1, in1, 1, out1, NULL));
-  kiln_operand in2[2] = {kiln_operand_array(normalized), kiln_operand_array(w)};
+  BENCH_CHECK(kiln_ufunc_call(l->normalize, 1, &greyscales, 1, out1, NULL));
+  kiln_operand in2[2] = {kiln_operand_array(normalized), weights};
   kiln_operand out2[1] = {kiln_operand_new(&weighted)};
   BENCH_CHECK(kiln_ufunc_call(l->weigh, 2, in2, 1, out2, NULL));
   kiln_operand in3[1] = {kiln_operand_array(weighted)};
   kiln_operand out3[1] = {kiln_operand_host_output(activated, KILN_FLOAT32, 1, &l->n, NULL)};
   BENCH_CHECK(kiln_ufunc_call(l->activate, 1, in3, 1, out3, NULL));
-  kiln_array_release(g);
-  kiln_array_release(w);
   kiln_array_release(normalized);
   kiln_array_release(weighted);
 }
 
-/* The same with host operands given to the ufuncs (staged host path). */
+/* from_host x2, then the three steps. */
+static void hidden_layer_arrays(layer *l, const float *greyscales, const float *weights,
+                                float *activated) {
+  kiln_array *g = NULL, *w = NULL;
+  BENCH_CHECK(kiln_array_from_host(l->ctx, KILN_FLOAT32, 1, &l->n, NULL, greyscales, &g));
+  BENCH_CHECK(kiln_array_from_host(l->ctx, KILN_FLOAT32, 1, &l->n, NULL, weights, &w));
+  hidden_layer_steps(l, kiln_operand_array(g), kiln_operand_array(w), activated);
+  kiln_array_release(g);
+  kiln_array_release(w);
+}
+
+/* The host arrays given straight to the ufuncs (staged host path). */
 static void hidden_layer_host_path(layer *l, const float *greyscales, const float *weights,
                                    float *activated) {
-  kiln_array *normalized = NULL, *weighted = NULL;
-  kiln_operand in1[1] = {kiln_operand_host(greyscales, KILN_FLOAT32, 1, &l->n, NULL)};
-  kiln_operand out1[1] = {kiln_operand_new(&normalized)};
-  BENCH_CHECK(kiln_ufunc_call(l->normalize, 1, in1, 1, out1, NULL));
-  kiln_operand in2[2] = {kiln_operand_array(normalized),
-                         kiln_operand_host(weights, KILN_FLOAT32, 1, &l->n, NULL)};
-  kiln_operand out2[1] = {kiln_operand_new(&weighted)};
-  BENCH_CHECK(kiln_ufunc_call(l->weigh, 2, in2, 1, out2, NULL));
-  kiln_operand in3[1] = {kiln_operand_array(weighted)};
-  kiln_operand out3[1] = {kiln_operand_host_output(activated, KILN_FLOAT32, 1, &l->n, NULL)};
-  BENCH_CHECK(kiln_ufunc_call(l->activate, 1, in3, 1, out3, NULL));
-  kiln_array_release(normalized);
-  kiln_array_release(weighted);
+  hidden_layer_steps(l, kiln_operand_host(greyscales, KILN_FLOAT32, 1, &l->n, NULL),
+                     kiln_operand_host(weights, KILN_FLOAT32, 1, &l->n, NULL), activated);
 }
 
 typedef void (*layer_fn)(layer *, const float *, const float *, float *);

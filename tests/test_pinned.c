@@ -85,11 +85,17 @@ static void test_register_and_transfer(kiln_context *ctx) {
   }
 }
 
-/* x * 2 - y in float32 on host operands: pinned, registered, pageable. */
-static void test_ufunc_host_operands(kiln_context *ctx) {
+static kiln_ufunc *twice_minus(kiln_context *ctx) {
   const char *sig = "float32(float32 x, float32 y)";
   kiln_ufunc *u = NULL;
-  REQUIRE_OK(kiln_ufunc_create(ctx, "pinned_twice_minus", 1, &sig, "return x * 2 - y;", NULL, &u));
+  CHECK_OK(kiln_ufunc_create(ctx, "pinned_twice_minus", 1, &sig, "return x * 2 - y;", NULL, &u));
+  return u;
+}
+
+/* x * 2 - y in float32 on host operands: pinned, registered, pageable. */
+static void test_ufunc_host_operands(kiln_context *ctx) {
+  kiln_ufunc *u = twice_minus(ctx);
+  if (!u) return;
   static const size_t chunks[] = {4096, 1 << 20, 64 << 20};
   for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
     CHECK_OK(kiln_ufunc_set_host_chunk_bytes(u, chunks[c]));
@@ -137,9 +143,8 @@ static void test_ufunc_host_operands(kiln_context *ctx) {
 /* Strided and broadcast host operands inside pinned memory take the staged
  * path; a device operand mixes in. */
 static void test_ufunc_strided_pinned(kiln_context *ctx) {
-  const char *sig = "float32(float32 x, float32 y)";
-  kiln_ufunc *u = NULL;
-  REQUIRE_OK(kiln_ufunc_create(ctx, "pinned_twice_minus", 1, &sig, "return x * 2 - y;", NULL, &u));
+  kiln_ufunc *u = twice_minus(ctx);
+  if (!u) return;
   CHECK_OK(kiln_ufunc_set_host_chunk_bytes(u, 8192));
   int64_t shape[2] = {67, 131};
   int64_t n = shape[0] * shape[1];

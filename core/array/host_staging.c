@@ -40,11 +40,11 @@ typedef struct lane {
   char error[512];
 } lane;
 
-struct kiln_host_staging {
+typedef struct kiln_host_staging {
   pthread_mutex_t lock;
   int ready; /* every lane's stream, buffers and events exist */
   lane lanes[LANES];
-};
+} kiln_host_staging;
 
 static void staging_teardown(kiln_context *ctx) {
   kiln_host_staging *s = atomic_load(&ctx->staging);
@@ -65,21 +65,10 @@ static void staging_teardown(kiln_context *ctx) {
   atomic_store(&ctx->staging, NULL);
 }
 
-static kiln_host_staging *staging_get(kiln_context *ctx) {
-  kiln_host_staging *s = atomic_load_explicit(&ctx->staging, memory_order_acquire);
-  if (s) return s;
-  pthread_mutex_lock(&ctx->lock);
-  s = atomic_load(&ctx->staging);
-  if (!s && (s = calloc(1, sizeof *s)) != NULL) {
-    if (kiln_context_on_destroy(ctx, staging_teardown) == KILN_OK) {
-      pthread_mutex_init(&s->lock, NULL);
-      atomic_store_explicit(&ctx->staging, s, memory_order_release);
-    } else {
-      free(s);
-      s = NULL;
-    }
-  }
-  pthread_mutex_unlock(&ctx->lock);
+static void *staging_make(kiln_context *ctx) {
+  (void)ctx;
+  kiln_host_staging *s = calloc(1, sizeof *s);
+  if (s) pthread_mutex_init(&s->lock, NULL);
   return s;
 }
 
@@ -154,8 +143,11 @@ kiln_status kiln_host_staged_copy(kiln_context *ctx, int to_device, kiln_backend
   *done = 0;
   if (bytes < STAGED_MIN_BYTES || !ctx->ops->host_alloc || !ctx->ops->stream_wait_event)
     return KILN_OK;
-  kiln_host_staging *s = staging_get(ctx);
-  if (!s || pthread_mutex_trylock(&s->lock) != 0) return KILN_OK;
+  kiln_host_staging *s = NULL;
+  if (kiln_context_state(ctx, &ctx->staging, staging_make, staging_teardown, (void **)&s) !=
+          KILN_OK ||
+      pthread_mutex_trylock(&s->lock) != 0)
+    return KILN_OK;
   kiln_status status = staging_prepare(ctx, s);
   if (status != KILN_OK) {
     /* no pinned staging here (e.g. out of pinned memory): copy directly */

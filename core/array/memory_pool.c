@@ -40,11 +40,11 @@ typedef struct pool_block {
   kiln_backend_event *events[KILN_BUFFER_STREAMS];
 } pool_block;
 
-struct kiln_memory_pool {
+typedef struct kiln_memory_pool {
   pthread_mutex_t lock;
   pool_block *cached[CLASSES];
   kiln_memory_pool_stats stats;
-};
+} kiln_memory_pool;
 
 /* The class of a request and its rounded size. */
 static size_t size_class(size_t bytes, size_t *capacity) {
@@ -103,31 +103,16 @@ static void pool_teardown(kiln_context *ctx) {
   atomic_store(&ctx->pool, NULL);
 }
 
+static void *pool_make(kiln_context *ctx) {
+  kiln_memory_pool *pool = calloc(1, sizeof *pool);
+  if (!pool) return NULL;
+  pthread_mutex_init(&pool->lock, NULL);
+  pool->stats.enabled = ctx->pool_enabled;
+  return pool;
+}
+
 static kiln_status pool_get(kiln_context *ctx, kiln_memory_pool **out) {
-  kiln_memory_pool *pool = atomic_load_explicit(&ctx->pool, memory_order_acquire);
-  if (pool) {
-    *out = pool;
-    return KILN_OK;
-  }
-  kiln_status status = KILN_OK;
-  pthread_mutex_lock(&ctx->lock);
-  pool = atomic_load(&ctx->pool);
-  if (!pool) {
-    pool = calloc(1, sizeof *pool);
-    if (!pool) status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
-    if (status == KILN_OK) status = kiln_context_on_destroy(ctx, pool_teardown);
-    if (status == KILN_OK) {
-      pthread_mutex_init(&pool->lock, NULL);
-      pool->stats.enabled = ctx->pool_enabled;
-      atomic_store_explicit(&ctx->pool, pool, memory_order_release);
-    } else {
-      free(pool);
-      pool = NULL;
-    }
-  }
-  pthread_mutex_unlock(&ctx->lock);
-  *out = pool;
-  return status;
+  return kiln_context_state(ctx, &ctx->pool, pool_make, pool_teardown, (void **)out);
 }
 
 /* Makes the default stream wait for a reused block's events. */

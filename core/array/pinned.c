@@ -18,11 +18,11 @@ typedef struct pinned_range {
   int registered; /* kiln_host_register; else kiln_host_alloc */
 } pinned_range;
 
-struct kiln_pinned_ranges {
+typedef struct kiln_pinned_ranges {
   pthread_rwlock_t lock;
   pinned_range *ranges;
   size_t count, capacity;
-};
+} kiln_pinned_ranges;
 
 /* Index of the first range whose start is > address. */
 static size_t upper_bound(const kiln_pinned_ranges *t, uintptr_t address) {
@@ -49,30 +49,15 @@ static void ranges_teardown(kiln_context *ctx) {
   atomic_store(&ctx->pinned, NULL);
 }
 
+static void *ranges_make(kiln_context *ctx) {
+  (void)ctx;
+  kiln_pinned_ranges *t = calloc(1, sizeof *t);
+  if (t) pthread_rwlock_init(&t->lock, NULL);
+  return t;
+}
+
 static kiln_status ranges_get(kiln_context *ctx, kiln_pinned_ranges **out) {
-  kiln_pinned_ranges *t = atomic_load_explicit(&ctx->pinned, memory_order_acquire);
-  if (t) {
-    *out = t;
-    return KILN_OK;
-  }
-  kiln_status status = KILN_OK;
-  pthread_mutex_lock(&ctx->lock);
-  t = atomic_load(&ctx->pinned);
-  if (!t) {
-    t = calloc(1, sizeof *t);
-    if (!t) status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
-    if (status == KILN_OK) status = kiln_context_on_destroy(ctx, ranges_teardown);
-    if (status == KILN_OK) {
-      pthread_rwlock_init(&t->lock, NULL);
-      atomic_store_explicit(&ctx->pinned, t, memory_order_release);
-    } else {
-      free(t);
-      t = NULL;
-    }
-  }
-  pthread_mutex_unlock(&ctx->lock);
-  *out = t;
-  return status;
+  return kiln_context_state(ctx, &ctx->pinned, ranges_make, ranges_teardown, (void **)out);
 }
 
 /* Adds a range; INVALID_ARGUMENT when it overlaps one already there. */

@@ -148,6 +148,26 @@ kiln_status kiln_context_on_destroy(kiln_context *ctx, kiln_context_teardown fn)
   return KILN_OK;
 }
 
+kiln_status kiln_context_state(kiln_context *ctx, _Atomic(void *) *slot,
+                               void *(*make)(kiln_context *ctx), kiln_context_teardown teardown,
+                               void **out) {
+  void *state = atomic_load_explicit(slot, memory_order_acquire);
+  kiln_status status = KILN_OK;
+  if (!state) {
+    pthread_mutex_lock(&ctx->lock);
+    state = atomic_load(slot);
+    if (!state) status = kiln_context_on_destroy(ctx, teardown);
+    if (!state && status == KILN_OK) {
+      state = make(ctx);
+      if (state) atomic_store_explicit(slot, state, memory_order_release);
+      else status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    pthread_mutex_unlock(&ctx->lock);
+  }
+  *out = state;
+  return status;
+}
+
 static void context_free(kiln_context *ctx) {
   for (int i = ctx->nteardowns - 1; i >= 0; i--) ctx->teardowns[i](ctx);
   if (ctx->device) ctx->ops->device_close(ctx->device);

@@ -9,9 +9,6 @@
 #include "kiln/context.h"
 
 typedef struct kiln_program_cache kiln_program_cache;
-typedef struct kiln_memory_pool kiln_memory_pool;     /* core/array/memory_pool.c */
-typedef struct kiln_pinned_ranges kiln_pinned_ranges; /* core/array/pinned.c */
-typedef struct kiln_host_staging kiln_host_staging;   /* core/array/host_staging.c */
 struct kiln_stream;
 
 /* Frees what a layer above the context keeps in it (the program cache, the
@@ -29,9 +26,10 @@ struct kiln_context {
   pthread_mutex_t lock;        /* guards the caches below */
   kiln_program_cache *programs; /* compiled programs (core/kernel/kernel_cache.c) */
   int pool_enabled;                   /* options.memory_pool / KILN_POOL, resolved */
-  _Atomic(kiln_memory_pool *) pool;   /* made on first use (core/array/memory_pool.c) */
-  _Atomic(kiln_pinned_ranges *) pinned; /* made on first use (core/array/pinned.c) */
-  _Atomic(kiln_host_staging *) staging; /* made on first use (core/array/host_staging.c) */
+  /* State of layers above, made on first use (kiln_context_state): the
+   * memory pool (core/array/memory_pool.c), the pinned ranges
+   * (core/array/pinned.c), the host staging (core/array/host_staging.c). */
+  _Atomic(void *) pool, pinned, staging;
   struct kiln_stream *streams;        /* live public streams (core/runtime/stream.c) */
   /* Registered by the layers above (so the context never calls up into
    * them); run in reverse order of registration, before the device closes. */
@@ -43,6 +41,14 @@ struct kiln_context {
  * does nothing. Call with ctx->lock held. INTERNAL when the table is full
  * (a fixed number of layers register, so this is a programming error). */
 kiln_status kiln_context_on_destroy(kiln_context *ctx, kiln_context_teardown fn);
+
+/* The state in *slot, made by make(ctx) (NULL: out of memory) and
+ * registered for teardown the first time (under ctx->lock, so once); teardown
+ * must accept a slot still NULL. Errors: OUT_OF_MEMORY, INTERNAL (teardown
+ * table full). */
+kiln_status kiln_context_state(kiln_context *ctx, _Atomic(void *) *slot,
+                               void *(*make)(kiln_context *ctx), kiln_context_teardown teardown,
+                               void **out);
 
 /* The backends compiled into libkiln, in the default order of preference. */
 int kiln_registry_count(void);
