@@ -6,7 +6,8 @@
  * writes on stream A into a block that is released at once and handed to
  * an array written on stream B; also the other way round from the default
  * stream), recovery when an allocation passes the pool's limit while
- * blocks are cached, a too-large allocation, many threads allocating and
+ * blocks are cached and (CUDA, HIP) when the driver itself runs out of
+ * memory, a too-large allocation, many threads allocating and
  * checking their data, trim, and bad input. */
 #include <pthread.h>
 
@@ -273,6 +274,58 @@ static void test_out_of_memory_recovery(kiln_context *ctx) {
   CHECK(stats(ctx).bytes_in_use == s0.bytes_in_use);
 }
 
+/* The driver's own out of memory, on GPUs (on a CPU device this would eat
+ * the host's memory): fill the device with blocks until the driver refuses
+ * one, release them all into the cache, then ask for a block of another
+ * class. The pool must free the cache and retry. CUDA and HIP only; a
+ * driver that never refuses makes the test skip. */
+static void test_driver_out_of_memory_recovery(kiln_context *ctx) {
+  kiln_device_info info;
+  CHECK_OK(kiln_context_device_info(ctx, &info));
+  if (info.type != KILN_DEVICE_GPU || harness_backend_is(ctx, "opencl")) {
+    harness_skip("needs CUDA or HIP (filling a CPU device's memory would fill the host's; "
+                 "OpenCL drivers allocate lazily, on first use)");
+    return;
+  }
+  CHECK_OK(kiln_memory_pool_trim(ctx));
+  int on = pool_on(ctx);
+  int64_t block = (int64_t)(info.global_memory / 16);
+  if (info.max_buffer_size && (uint64_t)block * 2 > info.max_buffer_size)
+    block = (int64_t)(info.max_buffer_size / 2);
+  enum { MAX_BLOCKS = 40 };
+  kiln_array *held[MAX_BLOCKS] = {0};
+  int count = 0;
+  kiln_status status = KILN_OK;
+  while (count < MAX_BLOCKS &&
+         (status = kiln_array_empty(ctx, KILN_UINT8, 1, &block, &held[count])) == KILN_OK)
+    count++;
+  if (count == MAX_BLOCKS) {
+    for (int i = 0; i < count; i++) kiln_array_release(held[i]);
+    harness_skip("the driver never refused an allocation (it allocates lazily)");
+    return;
+  }
+  CHECK(status == KILN_ERROR_OUT_OF_MEMORY);
+  CHECK(count >= 2);
+  for (int i = 0; i < count; i++) kiln_array_release(held[i]);
+  kiln_memory_pool_stats s0 = stats(ctx);
+  CHECK(s0.bytes_cached >= (on ? (uint64_t)block * (uint64_t)count : 0));
+  int64_t other = block + block / 2; /* another size class */
+  kiln_array *big = NULL;
+  CHECK_OK(kiln_array_empty(ctx, KILN_UINT8, 1, &other, &big));
+  kiln_memory_pool_stats s1 = stats(ctx);
+  CHECK(s1.releases == s0.releases + (on ? 1 : 0));
+  CHECK(s1.bytes_cached == 0);
+  /* the memory works */
+  int64_t n = 1000;
+  float *h = NULL;
+  kiln_array *a = random_array(ctx, n, &h);
+  if (a) CHECK(check_values(a, h, n));
+  kiln_array_release(a);
+  kiln_array_release(big);
+  free(h);
+  CHECK_OK(kiln_memory_pool_trim(ctx));
+}
+
 typedef struct worker {
   kiln_context *ctx;
   int id;
@@ -371,6 +424,7 @@ static const harness_test tests[] = {
     {"stream_ordered_reuse", test_stream_ordered_reuse},
     {"stream_released_first", test_stream_released_first},
     {"out_of_memory_recovery", test_out_of_memory_recovery},
+    {"driver_out_of_memory_recovery", test_driver_out_of_memory_recovery},
     {"many_threads", test_many_threads},
     {"option_and_environment", test_option_and_environment},
     {"bad_input", test_bad_input},
