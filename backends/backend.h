@@ -98,6 +98,12 @@ typedef struct kiln_backend_ops {
   kiln_status (*host_alloc)(kiln_backend_device *device, size_t bytes,
                             void **host);
   void (*host_free)(kiln_backend_device *device, void *host);
+  /* OPTIONAL: pins `bytes` of the caller's host memory at `host` for fast
+   * copies, until host_unregister(host). Core reports UNIMPLEMENTED to the
+   * user when NULL. */
+  kiln_status (*host_register)(kiln_backend_device *device, void *host,
+                               size_t bytes);
+  kiln_status (*host_unregister)(kiln_backend_device *device, void *host);
 
   /* Copies, queued on `stream`. With blocking nonzero the call returns when
    * the copy is done; otherwise host memory must stay valid (and, for

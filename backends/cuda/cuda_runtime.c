@@ -141,6 +141,19 @@ static kiln_status cuda_host_free(void *host) {
   return CUDA_CALL(cuMemFreeHost, (host));
 }
 
+static kiln_status cuda_host_register(void *host, size_t bytes) {
+  if (!cuda_driver()->cuMemHostRegister_v2 || !cuda_driver()->cuMemHostUnregister)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "the driver lacks cuMemHostRegister_v2 / cuMemHostUnregister");
+  return CUDA_CALL(cuMemHostRegister_v2, (host, bytes, CU_MEMHOSTREGISTER_PORTABLE));
+}
+
+static kiln_status cuda_host_unregister(void *host) {
+  if (!cuda_driver()->cuMemHostUnregister)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "the driver lacks cuMemHostUnregister");
+  return CUDA_CALL(cuMemHostUnregister, (host));
+}
+
 static kiln_status cuda_copy_h2d(gpu_address dst, const void *src, size_t bytes,
                                  gpu_stream stream) {
   return CUDA_CALL(cuMemcpyHtoDAsync_v2, ((CUdeviceptr)dst, src, bytes, (CUstream)stream));
@@ -282,6 +295,8 @@ const gpu_runtime kiln_cuda_gpu = {
     .memory_free = cuda_memory_free,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
     .copy_h2d = cuda_copy_h2d,
     .copy_d2h = cuda_copy_d2h,
     .copy_d2d = cuda_copy_d2d,

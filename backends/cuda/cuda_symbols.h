@@ -62,6 +62,9 @@
      void **params, void **extra))
 
 #define KILN_CUDA_DRIVER_OPTIONAL(X)                                          \
+  /* CUDA 4.0+ (v2: 6.5+): kiln_host_register */                             \
+  X(CUresult, cuMemHostRegister_v2, (void *host, size_t bytes, unsigned int flags)) \
+  X(CUresult, cuMemHostUnregister, (void *host))                              \
   /* CUDA 9.0+: without it kernels stay at the default 48 KiB of shared */    \
   X(CUresult, cuFuncSetAttribute,                                             \
     (CUfunction function, CUfunction_attribute attribute, int value))

@@ -63,6 +63,7 @@ enum {
 #define CU_STREAM_NON_BLOCKING 0x1u
 #define CU_EVENT_DEFAULT 0x0u
 #define CU_MEMHOSTALLOC_PORTABLE 0x1u
+#define CU_MEMHOSTREGISTER_PORTABLE 0x1u
 
 typedef struct _nvrtcProgram *nvrtcProgram;
 typedef int nvrtcResult; /* an enum in nvrtc.h: int-sized */

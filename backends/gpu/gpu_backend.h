@@ -34,6 +34,8 @@ void gpu_buffer_free(kiln_backend_device *device, kiln_backend_buffer *buffer);
 kiln_status gpu_host_alloc(kiln_backend_device *device, size_t bytes,
                            void **host);
 void gpu_host_free(kiln_backend_device *device, void *host);
+kiln_status gpu_host_register(kiln_backend_device *device, void *host, size_t bytes);
+kiln_status gpu_host_unregister(kiln_backend_device *device, void *host);
 kiln_status gpu_copy_h2d(kiln_backend_device *device,
                          kiln_backend_stream *stream, kiln_backend_buffer *dst,
                          uint64_t dst_offset, const void *src, size_t bytes,
@@ -100,6 +102,8 @@ kiln_status gpu_launch(kiln_backend_device *device,
   .buffer_free = gpu_buffer_free,                      \
   .host_alloc = gpu_host_alloc,                        \
   .host_free = gpu_host_free,                          \
+  .host_register = gpu_host_register,                  \
+  .host_unregister = gpu_host_unregister,              \
   .copy_h2d = gpu_copy_h2d,                            \
   .copy_d2h = gpu_copy_d2h,                            \
   .copy_d2d = gpu_copy_d2d,                            \

@@ -99,6 +99,42 @@ void gpu_host_free(kiln_backend_device *device, void *host) {
              device->runtime->name, device->ordinal, kiln_last_error());
 }
 
+kiln_status gpu_host_register(kiln_backend_device *device, void *host, size_t bytes) {
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(host);
+  const gpu_runtime *runtime = device->runtime;
+  if (!runtime->host_register || !runtime->host_unregister)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "%s device %d: the driver cannot pin existing host memory",
+                          runtime->name, device->ordinal);
+  kiln_status status = gpu_enter(device);
+  if (status == KILN_OK) {
+    status = runtime->host_register(host, bytes);
+    gpu_leave(device);
+  }
+  if (status != KILN_OK)
+    return gpu_error_context(device, status, "pinning %zu bytes of host memory", bytes);
+  return KILN_OK;
+}
+
+kiln_status gpu_host_unregister(kiln_backend_device *device, void *host) {
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(host);
+  const gpu_runtime *runtime = device->runtime;
+  if (!runtime->host_unregister)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "%s device %d: the driver cannot unpin host memory", runtime->name,
+                          device->ordinal);
+  kiln_status status = gpu_enter(device);
+  if (status == KILN_OK) {
+    status = runtime->host_unregister(host);
+    gpu_leave(device);
+  }
+  if (status != KILN_OK)
+    return gpu_error_context(device, status, "unpinning host memory");
+  return KILN_OK;
+}
+
 kiln_status gpu_copy_h2d(kiln_backend_device *device,
                          kiln_backend_stream *stream, kiln_backend_buffer *dst,
                          uint64_t dst_offset, const void *src, size_t bytes,

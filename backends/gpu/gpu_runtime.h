@@ -106,6 +106,9 @@ typedef struct gpu_runtime {
   kiln_status (*memory_free)(gpu_address address);
   kiln_status (*host_alloc)(size_t bytes, void **host);
   kiln_status (*host_free)(void *host);
+  /* OPTIONAL (NULL when the driver lacks them): page-lock existing memory. */
+  kiln_status (*host_register)(void *host, size_t bytes);
+  kiln_status (*host_unregister)(void *host);
   /* Copies queued on stream (never NULL here). */
   kiln_status (*copy_h2d)(gpu_address dst, const void *src, size_t bytes,
                           gpu_stream stream);

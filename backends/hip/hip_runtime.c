@@ -160,6 +160,19 @@ static kiln_status hip_host_free(void *host) {
   return HIP_CALL(hipHostFree, (host));
 }
 
+static kiln_status hip_host_register(void *host, size_t bytes) {
+  if (!hip_runtime()->hipHostRegister || !hip_runtime()->hipHostUnregister)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "the runtime lacks hipHostRegister / hipHostUnregister");
+  return HIP_CALL(hipHostRegister, (host, bytes, hipHostRegisterDefault));
+}
+
+static kiln_status hip_host_unregister(void *host) {
+  if (!hip_runtime()->hipHostUnregister)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "the runtime lacks hipHostUnregister");
+  return HIP_CALL(hipHostUnregister, (host));
+}
+
 static kiln_status hip_copy_h2d(gpu_address dst, const void *src, size_t bytes,
                                 gpu_stream stream) {
   /* ROCm 5 declares src non-const; it only reads it */
@@ -293,6 +306,8 @@ const gpu_runtime kiln_hip_gpu = {
     .memory_free = hip_memory_free,
     .host_alloc = hip_host_alloc,
     .host_free = hip_host_free,
+    .host_register = hip_host_register,
+    .host_unregister = hip_host_unregister,
     .copy_h2d = hip_copy_h2d,
     .copy_d2h = hip_copy_d2h,
     .copy_d2d = hip_copy_d2d,

@@ -58,6 +58,8 @@
 /* The device properties, read only for gcnArchName (hip_types.h): one of
  * the two layouts must be there. */
 #define KILN_HIP_RUNTIME_OPTIONAL(X)                                          \
+  X(hipError_t, hipHostRegister, (void *host, size_t bytes, unsigned int flags)) \
+  X(hipError_t, hipHostUnregister, (void *host))                              \
   X(hipError_t, hipGetDevicePropertiesR0600, (void *properties, int ordinal)) \
   X(hipError_t, hipGetDeviceProperties, (void *properties, int ordinal))
 

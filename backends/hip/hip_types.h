@@ -50,6 +50,7 @@ enum {
 
 #define hipStreamNonBlocking 0x1u
 #define hipEventDefault 0x0u
+#define hipHostRegisterDefault 0x0u
 #define hipHostMallocDefault 0x0u /* mapped and portable */
 
 /* hipDeviceProp_t is read as bytes, only for gcnArchName (char[256]), the

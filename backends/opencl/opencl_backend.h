@@ -15,10 +15,12 @@ struct kiln_backend_stream {
 };
 
 /* One page-locked host allocation: a CL_MEM_ALLOC_HOST_PTR buffer kept
- * mapped for its whole life. */
+ * mapped for its whole life; or (registered) a CL_MEM_USE_HOST_PTR buffer
+ * over the caller's memory, never mapped. */
 typedef struct kiln_opencl_host_allocation {
   void *host;
   cl_mem mem;
+  int registered;
 } kiln_opencl_host_allocation;
 
 struct kiln_backend_device {
@@ -83,6 +85,8 @@ kiln_status kiln_opencl_buffer_alloc(kiln_backend_device *device, size_t bytes,
 void kiln_opencl_buffer_free(kiln_backend_device *device, kiln_backend_buffer *buffer);
 kiln_status kiln_opencl_host_alloc(kiln_backend_device *device, size_t bytes, void **host);
 void kiln_opencl_host_free(kiln_backend_device *device, void *host);
+kiln_status kiln_opencl_host_register(kiln_backend_device *device, void *host, size_t bytes);
+kiln_status kiln_opencl_host_unregister(kiln_backend_device *device, void *host);
 /* Unmaps and releases every host allocation still open (device_close). */
 void kiln_opencl_host_free_all(kiln_backend_device *device);
 kiln_status kiln_opencl_copy_h2d(kiln_backend_device *device, kiln_backend_stream *stream,

@@ -63,13 +63,52 @@ void kiln_opencl_buffer_free(kiln_backend_device *device, kiln_backend_buffer *b
   free(buffer);
 }
 
+/* Adds (host, mem) to the device's table. */
+static kiln_status table_add(kiln_backend_device *device, void *host, cl_mem mem, int registered) {
+  kiln_status status = KILN_OK;
+  pthread_mutex_lock(&device->host_lock);
+  if (device->host_count == device->host_capacity) {
+    size_t capacity = device->host_capacity ? 2 * device->host_capacity : 16;
+    kiln_opencl_host_allocation *grown =
+        realloc(device->host_allocations, capacity * sizeof *grown);
+    if (!grown) {
+      status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY,
+                              "opencl: out of host memory recording pinned host memory");
+    } else {
+      device->host_allocations = grown;
+      device->host_capacity = capacity;
+    }
+  }
+  if (status == KILN_OK)
+    device->host_allocations[device->host_count++] =
+        (kiln_opencl_host_allocation){.host = host, .mem = mem, .registered = registered};
+  pthread_mutex_unlock(&device->host_lock);
+  return status;
+}
+
+/* Takes host's entry (of the given kind) off the table: its cl_mem, or
+ * NULL when there is none. */
+static cl_mem table_remove(kiln_backend_device *device, void *host, int registered) {
+  cl_mem mem = NULL;
+  pthread_mutex_lock(&device->host_lock);
+  for (size_t i = 0; i < device->host_count; i++) {
+    kiln_opencl_host_allocation *a = &device->host_allocations[i];
+    if (a->host == host && a->registered == registered) {
+      mem = a->mem;
+      *a = device->host_allocations[--device->host_count];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&device->host_lock);
+  return mem;
+}
+
 kiln_status kiln_opencl_host_alloc(kiln_backend_device *device, size_t bytes, void **out) {
   kiln_status status = KILN_OK;
   const kiln_opencl_symbols *cl = NULL;
   cl_mem mem = NULL;
   void *host = NULL;
   cl_int code = CL_SUCCESS;
-  int locked = 0;
   KILN_CHECK_ARG(device);
   KILN_CHECK_ARG(out);
   *out = NULL;
@@ -87,46 +126,20 @@ kiln_status kiln_opencl_host_alloc(kiln_backend_device *device, size_t bytes, vo
   status = KILN_CL_STATUS(code, clEnqueueMapBuffer, "mapping %zu bytes of pinned host memory",
                           bytes);
   if (status != KILN_OK) goto cleanup;
-
-  pthread_mutex_lock(&device->host_lock);
-  locked = 1;
-  if (device->host_count == device->host_capacity) {
-    size_t capacity = device->host_capacity ? 2 * device->host_capacity : 16;
-    kiln_opencl_host_allocation *grown =
-        realloc(device->host_allocations, capacity * sizeof *grown);
-    if (!grown) {
-      status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY,
-                              "opencl: out of host memory recording a pinned allocation");
-      goto cleanup;
-    }
-    device->host_allocations = grown;
-    device->host_capacity = capacity;
-  }
-  device->host_allocations[device->host_count].host = host;
-  device->host_allocations[device->host_count].mem = mem;
-  device->host_count++;
+  status = table_add(device, host, mem, 0);
+  if (status != KILN_OK) goto cleanup;
   *out = host;
   host = NULL;
   mem = NULL;
 cleanup:
-  if (locked) pthread_mutex_unlock(&device->host_lock);
   if (host) cl->clEnqueueUnmapMemObject(device->host_queue, mem, host, 0, NULL, NULL);
   if (mem) cl->clReleaseMemObject(mem);
   return status;
 }
 
 void kiln_opencl_host_free(kiln_backend_device *device, void *host) {
-  cl_mem mem = NULL;
   if (!device || !host) return;
-  pthread_mutex_lock(&device->host_lock);
-  for (size_t i = 0; i < device->host_count; i++) {
-    if (device->host_allocations[i].host == host) {
-      mem = device->host_allocations[i].mem;
-      device->host_allocations[i] = device->host_allocations[--device->host_count];
-      break;
-    }
-  }
-  pthread_mutex_unlock(&device->host_lock);
+  cl_mem mem = table_remove(device, host, 0);
   if (!mem) {
     kiln_log(KILN_LOG_WARN, "opencl: host_free of %p, which host_alloc did not return", host);
     return;
@@ -136,11 +149,43 @@ void kiln_opencl_host_free(kiln_backend_device *device, void *host) {
   device->cl->clReleaseMemObject(mem);
 }
 
+/* OpenCL 1.2 has no call that pins memory as such: a CL_MEM_USE_HOST_PTR
+ * buffer over it lets the driver pin it (PoCL uses the memory in place; a
+ * GPU driver may pin it or copy through its own staging). Copies keep
+ * reading and writing the caller's pointer. */
+kiln_status kiln_opencl_host_register(kiln_backend_device *device, void *host, size_t bytes) {
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(host);
+  if (bytes == 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "opencl: cannot pin 0 bytes of host memory");
+  cl_int code = CL_SUCCESS;
+  cl_mem mem = device->cl->clCreateBuffer(device->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                                          bytes, host, &code);
+  KILN_RETURN_IF_ERROR(KILN_CL_STATUS(code, clCreateBuffer,
+                                      "pinning %zu bytes of host memory (CL_MEM_USE_HOST_PTR)",
+                                      bytes));
+  kiln_status status = table_add(device, host, mem, 1);
+  if (status != KILN_OK) device->cl->clReleaseMemObject(mem);
+  return status;
+}
+
+kiln_status kiln_opencl_host_unregister(kiln_backend_device *device, void *host) {
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(host);
+  cl_mem mem = table_remove(device, host, 1);
+  if (!mem)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "opencl: %p is not host memory pinned by host_register", host);
+  device->cl->clReleaseMemObject(mem);
+  return KILN_OK;
+}
+
 void kiln_opencl_host_free_all(kiln_backend_device *device) {
   pthread_mutex_lock(&device->host_lock);
   for (size_t i = 0; i < device->host_count; i++) {
     kiln_opencl_host_allocation *a = &device->host_allocations[i];
-    device->cl->clEnqueueUnmapMemObject(device->host_queue, a->mem, a->host, 0, NULL, NULL);
+    if (!a->registered)
+      device->cl->clEnqueueUnmapMemObject(device->host_queue, a->mem, a->host, 0, NULL, NULL);
     device->cl->clReleaseMemObject(a->mem);
   }
   device->host_count = 0;

@@ -99,6 +99,7 @@ typedef void(KILN_CL_API *cl_program_notify)(cl_program program,
 
 /* memory */
 #define CL_MEM_READ_WRITE (1u << 0)
+#define CL_MEM_USE_HOST_PTR (1u << 3)
 #define CL_MEM_ALLOC_HOST_PTR (1u << 4)
 #define CL_MAP_READ (1u << 0)
 #define CL_MAP_WRITE (1u << 1)

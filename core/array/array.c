@@ -46,7 +46,7 @@ void kiln_shape_c_strides(int ndim, const int64_t *shape, int64_t itemsize,
 
 static void buffer_release(kiln_buffer *buffer) {
   if (!buffer || atomic_fetch_sub(&buffer->refcount, 1) != 1) return;
-  if (buffer->handle) buffer->ctx->ops->buffer_free(buffer->ctx->device, buffer->handle);
+  kiln_pool_release(buffer);
   kiln_context_release(buffer->ctx);
   free(buffer);
 }
@@ -73,7 +73,8 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
     return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   }
   if (bytes > 0) {
-    kiln_status status = ctx->ops->buffer_alloc(ctx->device, bytes, &b->handle);
+    b->ctx = ctx;
+    kiln_status status = kiln_pool_acquire(ctx, b, bytes);
     if (status != KILN_OK) {
       free(a);
       free(b);

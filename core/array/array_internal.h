@@ -6,14 +6,39 @@
 
 #include "core/runtime/context_internal.h"
 #include "kiln/array.h"
+#include "kiln/stream.h"
 
-/* Device memory shared by every view of it. Holds a context reference. */
+#define KILN_BUFFER_STREAMS 4
+
+/* Device memory shared by every view of it. Holds a context reference.
+ * The fields after `bytes` belong to the memory pool (core/array/
+ * memory_pool.c) and are guarded by its lock. */
 typedef struct kiln_buffer {
   atomic_int refcount;
   kiln_context *ctx;
   kiln_backend_buffer *handle; /* NULL when bytes == 0 */
   size_t bytes;
+  size_t capacity;  /* bytes the backend allocated (the size class) */
+  int cacheable;    /* returns to the pool's cache when released */
+  int reused;       /* came from the cache: default-stream work may still use it */
+  int nstreams;     /* other streams work was queued on, by id */
+  int many_streams; /* more than KILN_BUFFER_STREAMS of them */
+  uint64_t streams[KILN_BUFFER_STREAMS];
 } kiln_buffer;
+
+/* Gives b device memory for `bytes` (> 0) from ctx's pool: b->handle,
+ * capacity, cacheable, reused. Empties the cache and retries once when the
+ * driver is out of memory. OUT_OF_MEMORY with the sizes on failure. */
+kiln_status kiln_pool_acquire(kiln_context *ctx, kiln_buffer *b, size_t bytes);
+
+/* Returns b's memory to the pool (or to the driver), by the stream rule of
+ * kiln/memory.h. b itself stays the caller's. */
+void kiln_pool_release(kiln_buffer *b);
+
+/* Notes that work on `stream` (NULL: the default stream, nothing to note)
+ * is about to use b; makes that stream wait for the default stream first
+ * when b came from the cache. Call before queuing the work. */
+kiln_status kiln_buffer_use_on_stream(kiln_buffer *b, kiln_stream *stream);
 
 struct kiln_array {
   atomic_int refcount;
@@ -44,6 +69,15 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
 kiln_status kiln_array_view_new(const kiln_array *base, kiln_dtype dtype, int ndim,
                                 const int64_t *shape, const int64_t *strides,
                                 int64_t offset, kiln_array **out);
+
+/* Copies `bytes` between pageable host memory and buffer (at offset)
+ * through the context's pinned staging, in parallel lanes that overlap the
+ * host's copies with the DMA, ordered after the default stream's queued
+ * work and finished on return. Sets *done = 0 and does nothing when the
+ * transfer is too small to gain, the backend has no pinned memory or the
+ * staging is busy: the caller then copies directly. */
+kiln_status kiln_host_staged_copy(kiln_context *ctx, int to_device, kiln_backend_buffer *buffer,
+                                  uint64_t offset, void *host, size_t bytes, int *done);
 
 /* Copies between host memory (any byte strides) and a host staging area in
  * C order: the N-d loop shared by from_host and to_host. to_c_order nonzero

@@ -4,6 +4,7 @@
 
 #include "core/array/array_internal.h"
 #include "core/runtime/error.h"
+#include "kiln/memory.h"
 
 void kiln_host_strided_copy(int to_c_order, void *dense, void *strided,
                             const int64_t *strided_strides, int ndim,
@@ -64,7 +65,13 @@ kiln_status kiln_array_from_host(kiln_context *ctx, kiln_dtype dtype, int ndim,
                            kiln_dtype_size(dtype));
     source = staging;
   }
-  status = ctx->ops->copy_h2d(ctx->device, NULL, a->buffer->handle, 0, source, bytes, 1);
+  int staged = 0;
+  /* pinned memory goes straight to the DMA engine; pageable memory of the
+   * caller's through the pinned staging */
+  if (source == host_data && !kiln_host_is_pinned(ctx, source, bytes))
+    status = kiln_host_staged_copy(ctx, 1, a->buffer->handle, 0, (void *)source, bytes, &staged);
+  if (!staged)
+    status = ctx->ops->copy_h2d(ctx->device, NULL, a->buffer->handle, 0, source, bytes, 1);
 cleanup:
   free(staging);
   if (status != KILN_OK) {
@@ -101,8 +108,13 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host_data,
     }
     target = staging;
   }
-  status = ctx->ops->copy_d2h(ctx->device, NULL, target, source->buffer->handle,
-                              (uint64_t)source->offset, bytes, 1);
+  int staged = 0;
+  if (!scatter && !kiln_host_is_pinned(ctx, target, bytes))
+    status = kiln_host_staged_copy(ctx, 0, source->buffer->handle, (uint64_t)source->offset,
+                                   target, bytes, &staged);
+  if (!staged)
+    status = ctx->ops->copy_d2h(ctx->device, NULL, target, source->buffer->handle,
+                                (uint64_t)source->offset, bytes, 1);
   if (status == KILN_OK && scatter)
     kiln_host_strided_copy(0, staging, host_data, host_strides, array->ndim, array->shape,
                            itemsize);

@@ -231,6 +231,10 @@ kiln_status kiln_kernel_launch(kiln_kernel *kernel, int work_dim, const int64_t 
   kiln_status status = KILN_OK;
   for (int i = 0; i < nargs && status == KILN_OK; i++)
     status = marshal_arg(kernel, i, &args[i], storage[i], &bargs[i]);
+  /* the memory pool's stream rule (kiln/memory.h) */
+  for (int i = 0; i < nargs && status == KILN_OK && !empty; i++)
+    if (args[i].kind == KILN_ARG_ARRAY)
+      status = kiln_buffer_use_on_stream(args[i].value.array->buffer, stream);
   if (status == KILN_OK && !empty)
     status = kiln_program_launch(kernel->ctx, p, stream, &launch, nargs, bargs);
   if (bargs != inline_args) {

@@ -25,6 +25,7 @@ void kiln_context_options_init(kiln_context_options *options) {
   options->device = -1;
   options->platform_filter = NULL;
   options->use_environment = 1;
+  options->memory_pool = -1;
 }
 
 /* The resolved settings, with where each came from for messages. */
@@ -33,6 +34,7 @@ typedef struct selection {
   const char *backends_origin; /* "KILN_BACKEND", "options.backends", "default" */
   int device;
   const char *platform_filter;
+  int memory_pool;
 } selection;
 
 static const char *env_value(const kiln_context_options *o, const char *name) {
@@ -82,6 +84,19 @@ static kiln_status selection_resolve(const kiln_context_options *o, selection *s
   }
   s->platform_filter = o->platform_filter;
   if (!s->platform_filter) s->platform_filter = env_value(o, "KILN_OPENCL_PLATFORM");
+  if (o->memory_pool < -1 || o->memory_pool > 1)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "options.memory_pool = %d is not -1 (KILN_POOL), 0 (off) or 1 (on)",
+                          o->memory_pool);
+  s->memory_pool = o->memory_pool;
+  if (s->memory_pool == -1) {
+    const char *text = env_value(o, "KILN_POOL");
+    s->memory_pool = 1;
+    if (text && strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "KILN_POOL='%s' is not 0 (memory pool off) or 1 (on)", text);
+    if (text) s->memory_pool = text[0] == '1';
+  }
   return KILN_OK;
 }
 
@@ -131,6 +146,26 @@ kiln_status kiln_context_on_destroy(kiln_context *ctx, kiln_context_teardown fn)
   return KILN_OK;
 }
 
+kiln_status kiln_context_state(kiln_context *ctx, _Atomic(void *) *slot,
+                               void *(*make)(kiln_context *ctx), kiln_context_teardown teardown,
+                               void **out) {
+  void *state = atomic_load_explicit(slot, memory_order_acquire);
+  kiln_status status = KILN_OK;
+  if (!state) {
+    pthread_mutex_lock(&ctx->lock);
+    state = atomic_load(slot);
+    if (!state) status = kiln_context_on_destroy(ctx, teardown);
+    if (!state && status == KILN_OK) {
+      state = make(ctx);
+      if (state) atomic_store_explicit(slot, state, memory_order_release);
+      else status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    pthread_mutex_unlock(&ctx->lock);
+  }
+  *out = state;
+  return status;
+}
+
 static void context_free(kiln_context *ctx) {
   for (int i = ctx->nteardowns - 1; i >= 0; i--) ctx->teardowns[i](ctx);
   if (ctx->device) ctx->ops->device_close(ctx->device);
@@ -148,6 +183,7 @@ static kiln_status context_open(const kiln_backend_ops *ops, const selection *s,
   ops = kiln_fault_wrap_ops(ops); /* test builds: backend calls can be made to fail */
 #endif
   ctx->ops = ops;
+  ctx->pool_enabled = s->memory_pool;
   config_from(ctx, s->platform_filter);
   pthread_mutex_init(&ctx->lock, NULL);
 

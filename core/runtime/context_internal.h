@@ -9,6 +9,7 @@
 #include "kiln/context.h"
 
 typedef struct kiln_program_cache kiln_program_cache;
+struct kiln_stream;
 
 /* Frees what a layer above the context keeps in it (the program cache, the
  * memory pool); called once, when the context is destroyed. */
@@ -24,6 +25,12 @@ struct kiln_context {
   kiln_device_info info;
   pthread_mutex_t lock;        /* guards the caches below */
   kiln_program_cache *programs; /* compiled programs (core/kernel/kernel_cache.c) */
+  int pool_enabled;                   /* options.memory_pool / KILN_POOL, resolved */
+  /* State of layers above, made on first use (kiln_context_state): the
+   * memory pool (core/array/memory_pool.c), the pinned ranges
+   * (core/array/pinned.c), the host staging (core/array/host_staging.c). */
+  _Atomic(void *) pool, pinned, staging;
+  struct kiln_stream *streams;        /* live public streams (core/runtime/stream.c) */
   /* Registered by the layers above (so the context never calls up into
    * them); run in reverse order of registration, before the device closes. */
   kiln_context_teardown teardowns[KILN_CONTEXT_MAX_TEARDOWNS];
@@ -34,6 +41,14 @@ struct kiln_context {
  * does nothing. Call with ctx->lock held. INTERNAL when the table is full
  * (a fixed number of layers register, so this is a programming error). */
 kiln_status kiln_context_on_destroy(kiln_context *ctx, kiln_context_teardown fn);
+
+/* The state in *slot, made by make(ctx) (NULL: out of memory) and
+ * registered for teardown the first time (under ctx->lock, so once); teardown
+ * must accept a slot still NULL. Errors: OUT_OF_MEMORY, INTERNAL (teardown
+ * table full). */
+kiln_status kiln_context_state(kiln_context *ctx, _Atomic(void *) *slot,
+                               void *(*make)(kiln_context *ctx), kiln_context_teardown teardown,
+                               void **out);
 
 /* The backends compiled into libkiln, in the default order of preference. */
 int kiln_registry_count(void);

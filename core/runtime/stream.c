@@ -1,4 +1,5 @@
 /* core/runtime/stream.c: public streams and events over the backend's. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "core/runtime/stream_internal.h"
@@ -6,7 +7,11 @@
 struct kiln_stream {
   kiln_context *ctx;
   kiln_backend_stream *stream;
+  uint64_t id;              /* unique in the process, never reused */
+  struct kiln_stream *next; /* ctx->streams, under ctx->lock */
 };
+
+static atomic_uint_fast64_t next_stream_id = 1;
 
 struct kiln_event {
   kiln_context *ctx;
@@ -24,6 +29,27 @@ kiln_status kiln_stream_backend(kiln_context *ctx, kiln_stream *stream,
   return KILN_OK;
 }
 
+uint64_t kiln_stream_id(const kiln_stream *stream) { return stream ? stream->id : 0; }
+
+kiln_status kiln_stream_record_by_id(kiln_context *ctx, uint64_t id,
+                                     kiln_backend_event **out) {
+  *out = NULL;
+  kiln_status status = KILN_OK;
+  pthread_mutex_lock(&ctx->lock);
+  for (kiln_stream *s = ctx->streams; s; s = s->next) {
+    if (s->id != id) continue;
+    status = ctx->ops->event_create(ctx->device, out);
+    if (status == KILN_OK) status = ctx->ops->event_record(ctx->device, *out, s->stream);
+    if (status != KILN_OK && *out) {
+      ctx->ops->event_destroy(ctx->device, *out);
+      *out = NULL;
+    }
+    break;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return status;
+}
+
 kiln_status kiln_stream_create(kiln_context *ctx, kiln_stream **out) {
   KILN_CHECK_ARG(out);
   *out = NULL;
@@ -36,6 +62,11 @@ kiln_status kiln_stream_create(kiln_context *ctx, kiln_stream **out) {
     return status;
   }
   s->ctx = kiln_context_retain(ctx);
+  s->id = atomic_fetch_add(&next_stream_id, 1);
+  pthread_mutex_lock(&ctx->lock);
+  s->next = ctx->streams;
+  ctx->streams = s;
+  pthread_mutex_unlock(&ctx->lock);
   *out = s;
   return KILN_OK;
 }
@@ -44,6 +75,15 @@ void kiln_stream_release(kiln_stream *stream) {
   if (!stream) return;
   kiln_context *ctx = stream->ctx;
   ctx->ops->stream_synchronize(ctx->device, stream->stream);
+  /* off the list only after its work is done: a stream not on it has
+   * nothing queued (kiln_stream_record_by_id) */
+  pthread_mutex_lock(&ctx->lock);
+  for (kiln_stream **p = &ctx->streams; *p; p = &(*p)->next)
+    if (*p == stream) {
+      *p = stream->next;
+      break;
+    }
+  pthread_mutex_unlock(&ctx->lock);
   ctx->ops->stream_destroy(ctx->device, stream->stream);
   free(stream);
   kiln_context_release(ctx);

@@ -12,4 +12,13 @@
 kiln_status kiln_stream_backend(kiln_context *ctx, kiln_stream *stream,
                                 kiln_backend_stream **out);
 
+/* The stream's process-unique id (0 for NULL, the default stream). */
+uint64_t kiln_stream_id(const kiln_stream *stream);
+
+/* Records a new backend event on the live stream of ctx with that id
+ * (*out: the caller destroys it), or sets *out to NULL when that stream was
+ * released meanwhile (its work was then finished before it went). */
+kiln_status kiln_stream_record_by_id(kiln_context *ctx, uint64_t id,
+                                     kiln_backend_event **out);
+
 #endif

@@ -192,6 +192,9 @@ kiln_status kiln_ufunc_launch(kiln_ufunc *u, const kiln_ufunc_plan *plan,
                               const kiln_array *const *views, kiln_stream *stream) {
   int noperands = u->nin + u->nout - plan->nscalars;
   if (views[0]->size == 0) return KILN_OK;
+  /* the memory pool's stream rule (kiln/memory.h) */
+  for (int j = 0; j < noperands; j++)
+    KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream(views[j]->buffer, stream));
   kiln_ew_layout layout;
   KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(noperands, views, &layout));
   kiln_ufunc_variant_key key;

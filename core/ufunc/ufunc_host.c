@@ -15,7 +15,10 @@
  * Larger broadcast inputs are staged per chunk without their repeated
  * elements: the staging holds extent 1 where the input's stride is 0.
  * Strided host operands are packed and unpacked on the host
- * (core/ufunc/ufunc_host_copy.c, on several threads for large boxes). */
+ * (core/ufunc/ufunc_host_copy.c, on several threads for large boxes).
+ * A host operand whose chunk is one dense block inside pinned memory
+ * (kiln_host_alloc / kiln_host_register) skips the pinned staging: the
+ * slot's stream copies straight from or to the caller's memory. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +31,7 @@ typedef struct staging_slot {
   void *host[KILN_UFUNC_MAX_OPERANDS];        /* per operand position */
   int host_pinned[KILN_UFUNC_MAX_OPERANDS];   /* from host_alloc, else malloc */
   kiln_array *device[KILN_UFUNC_MAX_OPERANDS]; /* uint8 arrays of `bytes` */
+  int direct[KILN_UFUNC_MAX_OPERANDS];         /* copied straight from/to pinned user memory */
   int busy;                                    /* holds a chunk not yet unpacked */
   int64_t start[KILN_MAX_DIMS], box[KILN_MAX_DIMS];
 } staging_slot;
@@ -86,11 +90,13 @@ static void staging_give(kiln_ufunc *u, kiln_ufunc_staging *s) {
   if (s) kiln_ufunc_staging_free(u->ctx, s);
 }
 
-/* The slot's stream and operand j's buffers, made on first use. */
-static kiln_status slot_prepare(kiln_ufunc *u, kiln_ufunc_staging *s, staging_slot *slot, int j) {
+/* The slot's stream and operand j's buffers, made on first use (the host
+ * staging only when the operand needs it). */
+static kiln_status slot_prepare(kiln_ufunc *u, kiln_ufunc_staging *s, staging_slot *slot, int j,
+                                int need_host) {
   kiln_context *ctx = u->ctx;
   if (!slot->stream) KILN_RETURN_IF_ERROR(kiln_stream_create(ctx, &slot->stream));
-  if (!slot->host[j]) {
+  if (need_host && !slot->host[j]) {
     if (ctx->ops->host_alloc &&
         ctx->ops->host_alloc(ctx->device, s->bytes, &slot->host[j]) == KILN_OK) {
       slot->host_pinned[j] = 1;
@@ -136,11 +142,28 @@ static void staging_view(const kiln_ufunc_plan *plan, const staging_slot *slot, 
   }
 }
 
+/* The address of operand op's box when the box is one dense block of
+ * pinned host memory (positive C-order strides over the box), else NULL. */
+static char *pinned_block(kiln_context *ctx, const kiln_ufunc_plan *plan,
+                          const kiln_ufunc_operand_plan *op, const int64_t *start,
+                          const int64_t *box, size_t *bytes) {
+  int64_t expected = (int64_t)kiln_dtype_size(op->dtype);
+  for (int d = plan->ndim - 1; d >= 0; d--) {
+    if (box[d] == 1) continue;
+    if (op->strides[d] != expected) return NULL;
+    expected *= box[d];
+  }
+  char *base = (op->where == KILN_UFUNC_HOST && op->host_out ? op->host_out : (char *)op->host) +
+               element_offset(plan, op->strides, start);
+  *bytes = (size_t)expected;
+  return kiln_host_is_pinned(ctx, base, *bytes) ? base : NULL;
+}
+
 static void unpack_outputs(kiln_ufunc_staging *s, const kiln_ufunc_plan *plan,
                            const staging_slot *slot) {
   for (int j = plan->nin; j < plan->nin + plan->nout; j++) {
     const kiln_ufunc_operand_plan *op = &plan->operands[j];
-    if (op->where != KILN_UFUNC_HOST) continue;
+    if (op->where != KILN_UFUNC_HOST || slot->direct[j]) continue;
     char *dst = op->host_out + element_offset(plan, op->strides, slot->start);
     kiln_host_box_copy(&s->pool, 0, slot->host[j], dst, op->strides, plan->ndim, slot->box,
                        kiln_dtype_size(op->dtype));
@@ -184,7 +207,10 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
       }
       continue;
     }
-    KILN_RETURN_IF_ERROR(slot_prepare(u, s, slot, j));
+    size_t direct_bytes = 0;
+    char *direct = pinned_block(ctx, plan, op, start, box, &direct_bytes);
+    slot->direct[j] = direct != NULL;
+    KILN_RETURN_IF_ERROR(slot_prepare(u, s, slot, j, !direct));
     KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, slot->stream, &stream));
     int64_t dense[KILN_MAX_DIMS];
     int64_t count = 1;
@@ -193,7 +219,11 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
       count *= dense[d];
     }
     staging_view(plan, slot, j, box, dense, v);
-    if (j < plan->nin) {
+    if (j < plan->nin && direct) {
+      KILN_RETURN_IF_ERROR(ctx->ops->copy_h2d(ctx->device, stream,
+                                              slot->device[j]->buffer->handle, 0, direct,
+                                              direct_bytes, 0));
+    } else if (j < plan->nin) {
       size_t itemsize = kiln_dtype_size(op->dtype);
       const char *src = op->host + element_offset(plan, op->strides, start);
       kiln_host_box_copy(&s->pool, 1, slot->host[j], (char *)src, op->strides, plan->ndim,
@@ -209,7 +239,9 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
     const kiln_ufunc_operand_plan *op = &plan->operands[j];
     if (op->where != KILN_UFUNC_HOST) continue;
     size_t bytes = (size_t)pointers[0]->size * kiln_dtype_size(op->dtype);
-    KILN_RETURN_IF_ERROR(ctx->ops->copy_d2h(ctx->device, stream, slot->host[j],
+    void *target = slot->direct[j] ? op->host_out + element_offset(plan, op->strides, start)
+                                   : slot->host[j];
+    KILN_RETURN_IF_ERROR(ctx->ops->copy_d2h(ctx->device, stream, target,
                                             slot->device[j]->buffer->handle, 0, bytes, 0));
   }
   memcpy(slot->start, start, sizeof slot->start);

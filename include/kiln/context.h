@@ -44,7 +44,7 @@ typedef struct kiln_device_info {
 
 /* Settings of a context. Fill with kiln_context_options_init() first: fields
  * left at their defaults are then taken from the environment (KILN_BACKEND,
- * KILN_DEVICE, KILN_OPENCL_PLATFORM); fields set in code win. */
+ * KILN_DEVICE, KILN_OPENCL_PLATFORM, KILN_POOL); fields set in code win. */
 typedef struct kiln_context_options {
   /* Backend name or comma list in order of preference ("cuda,opencl").
    * NULL: $KILN_BACKEND, else "cuda,hip,opencl". */
@@ -57,6 +57,9 @@ typedef struct kiln_context_options {
   /* Nonzero (the default) lets unset fields come from the environment; zero
    * makes unset fields take the built-in defaults only. */
   int use_environment;
+  /* Device memory pool (kiln/memory.h): 1 caches freed buffers, 0 frees
+   * them at once. -1 (the default): $KILN_POOL (0 or 1), else 1. */
+  int memory_pool;
 } kiln_context_options;
 
 /* Fills *options with the defaults described above. */

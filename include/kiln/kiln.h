@@ -8,6 +8,7 @@
 #include "kiln/context.h"
 #include "kiln/array.h"
 #include "kiln/stream.h"
+#include "kiln/memory.h"
 #include "kiln/kernel.h"
 #include "kiln/ufunc.h"
 #include "kiln/random.h"
