@@ -3,7 +3,7 @@
  *
  * For every scenario (array creation, views and transfers, raw kernel
  * compile and launch, ufunc calls on device and on host operands, streams
- * and events) and each kind of fault (a call into the backend table, a
+ * and events, the memory pool and pinned host memory) and each kind of fault (a call into the backend table, a
  * host allocation in kiln), the driver runs the scenario once per n =
  * 1, 2, ... with call n made to fail, on a fresh context, until a run no
  * longer reaches the fault. Each run must:
@@ -205,6 +205,44 @@ static kiln_status scenario_streams(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* The memory pool (a block reused after release, a trim) and pinned host
+ * memory (allocated and registered, used by transfers). */
+static kiln_status scenario_memory(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  kiln_array *a = NULL, *b = NULL;
+  float *pinned = NULL;
+  static float registered[N], back[N];
+  int is_registered = 0;
+  kiln_status s;
+  CREATE(s, kiln_host_alloc(ctx, sizeof registered, (void **)&pinned), pinned);
+  if (s == KILN_OK) {
+    memcpy(pinned, host_x, sizeof registered);
+    CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, pinned, &a), a);
+  }
+  kiln_array_release(a); /* back to the pool, then taken again */
+  a = NULL;
+  if (s == KILN_OK) CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_y, &a), a);
+  if (s == KILN_OK) s = kiln_host_register(ctx, registered, sizeof registered);
+  if (s == KILN_OK) is_registered = 1;
+  if (s == KILN_OK) CREATE(s, kiln_array_copy(a, &b), b);
+  if (s == KILN_OK) s = kiln_array_to_host(b, registered, NULL);
+  if (s == KILN_OK) s = kiln_memory_pool_trim(ctx);
+  if (s == KILN_OK) s = kiln_array_to_host(a, back, NULL);
+  if (s == KILN_OK)
+    *correct = memcmp(registered, host_y, sizeof back) == 0 &&
+               memcmp(back, host_y, sizeof back) == 0;
+  kiln_status cleanup = KILN_OK;
+  if (is_registered) cleanup = kiln_host_unregister(ctx, registered);
+  if (pinned) {
+    kiln_status freed = kiln_host_free(ctx, pinned);
+    if (cleanup == KILN_OK) cleanup = freed;
+  }
+  if (s == KILN_OK) s = cleanup;
+  kiln_array_release(b);
+  kiln_array_release(a);
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -273,6 +311,7 @@ static void test_arrays(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("a
 static void test_kernel(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("kernel", scenario_kernel); }
 static void test_ufunc_device(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_device", scenario_ufunc_device); }
 static void test_ufunc_host(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_host", scenario_ufunc_host); }
+static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 
 static void test_totals(kiln_context *ctx) {
@@ -290,7 +329,7 @@ static void test_totals(kiln_context *ctx) {
 static const harness_test tests[] = {
     {"arrays", test_arrays},         {"kernel", test_kernel},
     {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
-    {"streams", test_streams},       {"totals", test_totals},
+    {"streams", test_streams},       {"memory", test_memory},       {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
