@@ -4,6 +4,7 @@
 
 #include "core/array/array_internal.h"
 #include "core/runtime/error.h"
+#include "core/runtime/log.h"
 
 kiln_status kiln_shape_validate(kiln_dtype dtype, int ndim, const int64_t *shape,
                                 int64_t *size) {
@@ -44,10 +45,31 @@ void kiln_shape_c_strides(int ndim, const int64_t *shape, int64_t itemsize,
   }
 }
 
+/* The lowest and highest byte offsets, relative to element 0,..,0, of the
+ * first byte of any element (size > 0); OUT_OF_RANGE on overflow. */
+kiln_status kiln_view_extent(int ndim, const int64_t *shape, const int64_t *strides,
+                               int64_t *low, int64_t *high) {
+  *low = *high = 0;
+  for (int d = 0; d < ndim; d++) {
+    int64_t reach;
+    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &reach) ||
+        __builtin_add_overflow(reach < 0 ? *low : *high, reach, reach < 0 ? low : high))
+      return kiln_error_set(KILN_ERROR_OUT_OF_RANGE,
+                            "axis %d: %lld elements of stride %lld bytes overflow 64 bits", d,
+                            (long long)shape[d], (long long)strides[d]);
+  }
+  return KILN_OK;
+}
+
 static void buffer_release(kiln_buffer *buffer) {
   if (!buffer || atomic_fetch_sub(&buffer->refcount, 1) != 1) return;
-  if (buffer->handle) buffer->ctx->ops->buffer_free(buffer->ctx->device, buffer->handle);
-  kiln_context_release(buffer->ctx);
+  kiln_context *ctx = buffer->ctx;
+  /* the owner may free wrapped memory at once: nothing queued may use it */
+  if (buffer->release && ctx->ops->stream_synchronize(ctx->device, NULL) != KILN_OK)
+    kiln_log(KILN_LOG_WARN, "releasing wrapped memory: %s", kiln_last_error());
+  if (buffer->handle) ctx->ops->buffer_free(ctx->device, buffer->handle);
+  if (buffer->release) buffer->release(buffer->release_data);
+  kiln_context_release(ctx);
   free(buffer);
 }
 
@@ -89,6 +111,42 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
   a->ndim = ndim;
   if (ndim > 0) memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
   kiln_shape_c_strides(ndim, shape, (int64_t)kiln_dtype_size(dtype), a->strides);
+  a->size = size;
+  *out = a;
+  return KILN_OK;
+}
+
+kiln_status kiln_array_adopt(kiln_context *ctx, kiln_backend_buffer *handle, size_t bytes,
+                             void (*release)(void *), void *release_data, kiln_dtype dtype,
+                             int ndim, const int64_t *shape, const int64_t *strides,
+                             int64_t offset, kiln_array **out) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(out);
+  *out = NULL;
+  int64_t size;
+  KILN_RETURN_IF_ERROR(kiln_shape_validate(dtype, ndim, shape, &size));
+  kiln_array *a = calloc(1, sizeof *a);
+  kiln_buffer *b = calloc(1, sizeof *b);
+  if (!a || !b) {
+    free(a);
+    free(b);
+    return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+  }
+  atomic_init(&b->refcount, 1);
+  b->ctx = kiln_context_retain(ctx);
+  b->handle = handle;
+  b->bytes = bytes;
+  b->release = release;
+  b->release_data = release_data;
+  atomic_init(&a->refcount, 1);
+  a->buffer = b;
+  a->dtype = dtype;
+  a->ndim = ndim;
+  for (int d = 0; d < ndim; d++) {
+    a->shape[d] = shape[d];
+    a->strides[d] = strides[d];
+  }
+  a->offset = offset;
   a->size = size;
   *out = a;
   return KILN_OK;
