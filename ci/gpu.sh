@@ -37,3 +37,7 @@ for b in "$build"/bench/*; do
   echo "== $(basename "$b")"
   KILN_BACKEND=cuda "$b" 2>&1 | tee -a "$out/bench.log"
 done
+
+# DLPack round trip with CuPy (docs/interop.md): no copy in either direction.
+echo "== dlpack_cupy"
+KILN_BACKEND=cuda python3 "$root/examples/dlpack_cupy.py" "$build" 2>&1 | tee "$out/dlpack_cupy.log"
