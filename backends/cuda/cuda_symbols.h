@@ -62,6 +62,10 @@
      void **params, void **extra))
 
 #define KILN_CUDA_DRIVER_OPTIONAL(X)                                          \
+  /* copies between devices (kiln_array_copy_to_context); else via host */   \
+  X(CUresult, cuMemcpyPeerAsync,                                              \
+    (CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src,                 \
+     CUcontext src_context, size_t bytes, CUstream stream))                   \
   /* CUDA 9.0+: without it kernels stay at the default 48 KiB of shared */    \
   X(CUresult, cuFuncSetAttribute,                                             \
     (CUfunction function, CUfunction_attribute attribute, int value))

@@ -105,9 +105,10 @@ kiln_status gpu_buffer_native(kiln_backend_device *device,
 kiln_status gpu_buffer_wrap(kiln_backend_device *device,
                             const kiln_backend_memory *memory, size_t bytes,
                             kiln_backend_buffer **buffer);
-/* copy_peer: two kiln devices on the same ordinal share the primary
- * context, so their addresses are valid in both; other pairs are
- * UNIMPLEMENTED (core copies through the host). */
+/* copy_peer: on one ordinal a device copy (both kiln devices share the
+ * primary context); between two ordinals the driver's peer copy; another
+ * runtime, or a driver without the call, is UNIMPLEMENTED (core copies
+ * through the host). */
 kiln_status gpu_copy_peer(kiln_backend_device *dst_device,
                           kiln_backend_buffer *dst, uint64_t dst_offset,
                           kiln_backend_device *src_device,

@@ -67,22 +67,34 @@ kiln_status gpu_copy_peer(kiln_backend_device *dst_device,
   KILN_CHECK_ARG(src_device);
   KILN_CHECK_ARG(dst);
   KILN_CHECK_ARG(src);
-  if (dst_device->runtime != src_device->runtime || dst_device->ordinal != src_device->ordinal)
+  const gpu_runtime *runtime = dst_device->runtime;
+  int same_device = dst_device->ordinal == src_device->ordinal;
+  if (runtime != src_device->runtime || (!same_device && !runtime->copy_peer))
     return KILN_ERROR_UNIMPLEMENTED; /* core takes the host path; no message */
   if (src_offset > src->bytes || bytes > src->bytes - src_offset ||
       dst_offset > dst->bytes || bytes > dst->bytes - dst_offset)
     return kiln_error_set(KILN_ERROR_OUT_OF_RANGE,
                           "%s device %d: peer copy of %zu bytes outside a buffer",
-                          dst_device->runtime->name, dst_device->ordinal, bytes);
-  const gpu_runtime *runtime = dst_device->runtime;
+                          runtime->name, dst_device->ordinal, bytes);
   gpu_stream queue = dst_device->default_stream;
   kiln_status status = gpu_enter(dst_device);
   if (status == KILN_OK) {
-    status = runtime->copy_d2d(dst->address + dst_offset, src->address + src_offset, bytes, queue);
+    /* one device: both kiln devices hold its primary context, so the
+     * addresses are valid in either; two devices: the driver's peer copy */
+    if (same_device)
+      status = runtime->copy_d2d(dst->address + dst_offset, src->address + src_offset, bytes,
+                                 queue);
+    else
+      status = runtime->copy_peer(dst->address + dst_offset, dst_device->ordinal,
+                                  dst_device->context, src->address + src_offset,
+                                  src_device->ordinal, src_device->context, bytes, queue);
     if (status == KILN_OK) status = runtime->stream_synchronize(queue);
     gpu_leave(dst_device);
   }
+  if (status == KILN_ERROR_UNIMPLEMENTED) return status; /* the driver lacks the call */
   if (status != KILN_OK)
-    return gpu_error_context(dst_device, status, "copying %zu bytes between two contexts", bytes);
+    return gpu_error_context(dst_device, status,
+                             "copying %zu bytes from device %d to device %d", bytes,
+                             src_device->ordinal, dst_device->ordinal);
   return KILN_OK;
 }

@@ -58,6 +58,9 @@
 /* The device properties, read only for gcnArchName (hip_types.h): one of
  * the two layouts must be there. */
 #define KILN_HIP_RUNTIME_OPTIONAL(X)                                          \
+  X(hipError_t, hipMemcpyPeerAsync,                                           \
+    (void *dst, int dst_device, const void *src, int src_device, size_t bytes, \
+     hipStream_t stream))                                                     \
   X(hipError_t, hipGetDevicePropertiesR0600, (void *properties, int ordinal)) \
   X(hipError_t, hipGetDeviceProperties, (void *properties, int ordinal))
 

@@ -121,9 +121,10 @@ KILN_API kiln_status kiln_array_from_dlpack(kiln_context *ctx, void *managed_ten
 
 /* New C-contiguous array on `dst_ctx` holding the values of `src` (any
  * view, any context, any device or backend). Where the backend can copy
- * between the two devices directly (today: two contexts of one GPU
- * runtime on the same device) the copy stays on the device; otherwise it
- * goes through host memory. Returns when the copy is done; *path (may
+ * between the two devices directly (contexts of one GPU runtime, on one
+ * device or on two: the driver's peer copy) the copy does not touch host
+ * memory; otherwise (memory objects of different native contexts, two
+ * backends) it goes through host memory. Returns when the copy is done; *path (may
  * be NULL) receives "device" or "host", the route taken.
  * Errors: INVALID_ARGUMENT (NULL), OUT_OF_MEMORY, DEVICE. */
 KILN_API kiln_status kiln_array_copy_to_context(const kiln_array *src, kiln_context *dst_ctx,
