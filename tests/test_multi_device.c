@@ -177,11 +177,12 @@ static void *copier_run(void *arg) {
   return NULL;
 }
 
-/* Copies in both directions at once, from two threads. */
+/* Copies in both directions at once, from two threads; 16 MiB + a prime
+ * number of elements, so the host route takes more than one staging step. */
 static void test_concurrent_copies(kiln_context *ctx) {
   kiln_context *other = second_context(ctx);
   if (!other) return;
-  const int64_t n = 65537;
+  const int64_t n = (16 << 20) / 4 + 12347;
   float *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
   float *got = malloc((size_t)n * sizeof *got);
   harness_fill_random(x, KILN_FLOAT32, n, -1, 1);

@@ -7,19 +7,33 @@
 #include "core/runtime/error.h"
 #include "kiln/interop.h"
 
+/* Bytes staged per step through host memory: large enough for full
+ * transfer speed, small enough that a huge copy needs no huge host buffer. */
+#define STAGING_BYTES ((size_t)16 << 20)
+
 /* Copies the contiguous `src` into the contiguous `dst` of the same size
- * through host memory; both default streams are waited for. */
+ * through one reused host buffer (the source device's page-locked memory
+ * where it has some), chunk by chunk, each step blocking. */
 static kiln_status copy_through_host(kiln_array *dst, const kiln_array *src, size_t bytes) {
   kiln_context *from = src->buffer->ctx, *to = dst->buffer->ctx;
-  void *host = malloc(bytes);
-  if (!host) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory staging %zu "
-                                   "bytes between contexts", bytes);
-  kiln_status status = from->ops->copy_d2h(from->device, NULL, host, src->buffer->handle,
-                                           (uint64_t)src->offset, bytes, 1);
-  if (status == KILN_OK)
-    status = to->ops->copy_h2d(to->device, NULL, dst->buffer->handle, (uint64_t)dst->offset,
-                               host, bytes, 1);
-  free(host);
+  size_t chunk = bytes < STAGING_BYTES ? bytes : STAGING_BYTES;
+  void *host = NULL;
+  int pinned = from->ops->host_alloc && from->ops->host_alloc(from->device, chunk, &host) == KILN_OK;
+  if (!pinned) host = malloc(chunk);
+  if (!host)
+    return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY,
+                          "out of host memory staging %zu bytes between contexts", chunk);
+  kiln_status status = KILN_OK;
+  for (size_t done = 0; done < bytes && status == KILN_OK; done += chunk) {
+    size_t step = bytes - done < chunk ? bytes - done : chunk;
+    status = from->ops->copy_d2h(from->device, NULL, host, src->buffer->handle,
+                                 (uint64_t)src->offset + done, step, 1);
+    if (status == KILN_OK)
+      status = to->ops->copy_h2d(to->device, NULL, dst->buffer->handle,
+                                 (uint64_t)dst->offset + done, host, step, 1);
+  }
+  if (pinned) from->ops->host_free(from->device, host);
+  else free(host);
   return status;
 }
 
