@@ -21,6 +21,15 @@ if(TARGET mpi_sum AND MPIEXEC_EXECUTABLE)
           ENVIRONMENT "KILN_BACKEND=${b};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1"
           SKIP_REGULAR_EXPRESSION "KILN_ERROR_UNAVAILABLE"
           FAIL_REGULAR_EXPRESSION "FAILED")
+        # Under ASan: no leak check in these (address errors are still
+        # checked). Open MPI 4.1 keeps ~120 KB from MPI_Init after
+        # MPI_Finalize, and LeakSanitizer's tracer at exit sometimes crashes
+        # (signal 11) among Open MPI's threads. kiln's own leaks are checked
+        # by the interop tests.
+        if(NOT CMAKE_VERSION VERSION_LESS 3.22)
+          set_tests_properties(${example}.np${np}.${b} PROPERTIES ENVIRONMENT_MODIFICATION
+            "ASAN_OPTIONS=string_append::detect_leaks=0")
+        endif()
       endforeach()
     endforeach()
   endforeach()

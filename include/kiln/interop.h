@@ -11,8 +11,8 @@
  *
  * What "native" means per backend (docs/interop.md has the table): a
  * backend whose memory has addresses (the two GPU runtimes) reports a
- * native pointer; a backend whose memory is an object (OpenCL: a cl_mem)
- * reports a native memory object and a byte offset into it. */
+ * native pointer; a backend whose memory is an object reports a native
+ * memory object and a byte offset into it. */
 #ifndef KILN_INTEROP_H
 #define KILN_INTEROP_H
 
@@ -34,8 +34,8 @@ extern "C" {
  * them. A field the backend has no object for is NULL. */
 typedef struct kiln_native_handles {
   char backend[16];   /* "cuda", "hip", "opencl" (the context's backend) */
-  void *context;      /* native context (OpenCL: cl_context); NULL if none */
-  void *device;       /* native device object (OpenCL: cl_device_id); NULL
+  void *context;      /* native context; NULL where the backend has none */
+  void *device;       /* native device object; NULL
                          where the backend names devices by ordinal */
   int device_ordinal; /* native device ordinal; -1 where `device` is used */
   void *queue;        /* native stream / command queue of `stream` */
@@ -53,7 +53,7 @@ KILN_API kiln_status kiln_context_native(kiln_context *ctx, kiln_stream *stream,
 /* Device memory as its backend names it. Exactly one of object and address
  * is set (both zero for an empty array). */
 typedef struct kiln_native_memory {
-  void *object;     /* native memory object (OpenCL: cl_mem), else NULL */
+  void *object;     /* native memory object, else NULL */
   uint64_t address; /* native pointer of the memory's first byte (the GPU
                        runtimes' device pointer), else 0 */
   size_t bytes;     /* bytes from object/address on that may be reached */
@@ -74,8 +74,9 @@ KILN_API kiln_status kiln_array_native(const kiln_array *array, kiln_native_memo
 typedef void (*kiln_release_callback)(void *user_data);
 
 /* Wraps memory another library owns as an array of ctx, without a copy.
- * memory->object (OpenCL: a cl_mem of the context kiln_context_native
- * reports, which kiln retains while it uses it) or memory->address (a
+ * memory->object (a native memory object of the native context that
+ * kiln_context_native reports, which kiln retains while it uses it; kiln
+ * checks its context and size) or memory->address (a
  * device pointer of the context's device), memory->bytes reachable from
  * there, memory->offset the bytes to element 0,..,0. strides are in bytes,
  * any sign; offset and strides must be whole multiples of the itemsize and
@@ -96,10 +97,12 @@ KILN_API kiln_status kiln_array_wrap_native(kiln_context *ctx, const kiln_native
 /* Exports `array` (any view) as a DLPack DLManagedTensor (returned as
  * void *; it is a DLManagedTensor *). The tensor holds a reference to the
  * array's memory until its deleter is called, which the consumer must do
- * exactly once. device_type: kDLCUDA / kDLROCM with the device ordinal and
- * `data` the device pointer of element 0 (byte_offset 0); kDLOpenCL with
- * kiln's device index, `data` the cl_mem and byte_offset the view's offset.
- * Strides are in elements (always set). bool exports as kDLBool (code 6).
+ * exactly once. device_type: the backend's DLPack device type
+ * (docs/interop.md has the table); with native pointers, device_id is the
+ * native ordinal and `data` points at element 0 (byte_offset 0); with
+ * native memory objects, device_id is kiln's device index, `data` the
+ * memory object and byte_offset the view's offset. Strides are in elements
+ * (always set). bool exports as DLPack's bool code (6), 8 bits.
  * Kiln work on the array may still be queued: synchronise the stream first.
  * Errors: INVALID_ARGUMENT (NULL), UNIMPLEMENTED (backend without interop),
  * OUT_OF_MEMORY. *managed_tensor is NULL on failure. */
@@ -108,10 +111,10 @@ KILN_API kiln_status kiln_array_to_dlpack(const kiln_array *array, void **manage
 /* Imports a DLManagedTensor (void * to it) as an array of ctx without a
  * copy. On success kiln owns the tensor and calls its deleter (if any) when
  * the last view is released; on failure the caller still owns it. The
- * device type and id must be ctx's device (kDLCUDA/kDLROCM ordinal,
- * kDLOpenCL kiln's device index); kDLCPU and others are INVALID_ARGUMENT
+ * device type and id must be ctx's device, as kiln_array_to_dlpack
+ * reports them; host (CPU) tensors and other devices are INVALID_ARGUMENT
  * (copy host memory with kiln_array_from_host). dtype: int/uint 8..64 bits,
- * float 32/64, bool (kDLBool, 8 bits), one lane. NULL strides mean C
+ * float 32/64, bool (code 6, 8 bits), one lane. NULL strides mean C
  * order.
  * Errors: INVALID_ARGUMENT (NULL, device or dtype not supported, too many
  * dims, negative shape), OUT_OF_RANGE (strides whose byte size overflows),
