@@ -68,6 +68,35 @@ static inline void mpi_share(int64_t n, int rank, int ranks, int64_t *first, int
   *count = base + (rank < extra ? 1 : 0);
 }
 
+/* What every MPI example does first: MPI_Init, the problem size from
+ * argv[1] (default_n; at least min_n), the rank's device and its share
+ * [*first, *first + *count) of the n global indices, printed per rank.
+ * Returns 0, or the exit status after MPI_Finalize for a bad size. */
+static inline int mpi_example_begin(int *argc, char ***argv, const char *name,
+                                    int64_t default_n, int64_t min_n, int *rank, int *ranks,
+                                    int64_t *n, kiln_context **ctx, int64_t *first,
+                                    int64_t *count) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, ranks);
+  *n = *argc > 1 ? strtoll((*argv)[1], NULL, 10) : default_n;
+  if (*n < min_n) {
+    if (*rank == 0) fprintf(stderr, "usage: %s [size >= %lld]\n", name, (long long)min_n);
+    MPI_Finalize();
+    return 2;
+  }
+  int local_rank;
+  MPI_TRY(mpi_open_local_device(ctx, &local_rank));
+  kiln_device_info info;
+  kiln_context_device_info(*ctx, &info);
+  mpi_share(*n, *rank, *ranks, first, count);
+  printf("%s: rank %d/%d (local %d) on %s device %d (%s): indices [%lld, %lld)\n", name,
+         *rank, *ranks, local_rank, info.backend, info.index, info.name, (long long)*first,
+         (long long)(*first + *count));
+  fflush(stdout);
+  return 0;
+}
+
 /* Nonzero when the MPI library takes device pointers of ctx's backend. */
 static inline int mpi_device_aware(kiln_context *ctx) {
   kiln_device_info info;

@@ -46,27 +46,13 @@ static int64_t count_on_host(uint64_t seed, int64_t samples) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank, ranks, local_rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  int64_t samples = argc > 1 ? strtoll(argv[1], NULL, 10) : 2000003;
-  if (samples < 1) {
-    if (rank == 0) fprintf(stderr, "usage: mpi_monte_carlo_pi [samples >= 1]\n");
-    MPI_Finalize();
-    return 2;
-  }
-  const uint64_t seed = 20261122;
+  int rank, ranks;
+  int64_t samples, first, count;
   kiln_context *ctx;
-  MPI_TRY(mpi_open_local_device(&ctx, &local_rank));
-  kiln_device_info info;
-  kiln_context_device_info(ctx, &info);
-  int64_t first, count;
-  mpi_share(samples, rank, ranks, &first, &count);
-  printf("rank %d/%d (local %d) on %s device %d (%s): samples [%lld, %lld)\n", rank, ranks,
-         local_rank, info.backend, info.index, info.name, (long long)first,
-         (long long)(first + count));
-  fflush(stdout);
+  int bad = mpi_example_begin(&argc, &argv, "mpi_monte_carlo_pi", 2000003, 1, &rank, &ranks,
+                              &samples, &ctx, &first, &count);
+  if (bad) return bad;
+  const uint64_t seed = 20261122;
 
   kiln_kernel *kernel;
   MPI_TRY(kiln_kernel_create(ctx, source, "count_inside", NULL, &kernel));

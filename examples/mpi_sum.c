@@ -29,27 +29,13 @@ static int64_t element_on_host(uint64_t seed, int64_t i) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank, ranks, local_rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  int64_t n = argc > 1 ? strtoll(argv[1], NULL, 10) : 10000019;
-  if (n < 0) {
-    if (rank == 0) fprintf(stderr, "usage: mpi_sum [elements >= 0]\n");
-    MPI_Finalize();
-    return 2;
-  }
-  const uint64_t seed = 7;
+  int rank, ranks;
+  int64_t n, first, count;
   kiln_context *ctx;
-  MPI_TRY(mpi_open_local_device(&ctx, &local_rank));
-  kiln_device_info info;
-  kiln_context_device_info(ctx, &info);
-  int64_t first, count;
-  mpi_share(n, rank, ranks, &first, &count);
-  printf("rank %d/%d (local %d) on %s device %d (%s): elements [%lld, %lld)\n", rank, ranks,
-         local_rank, info.backend, info.index, info.name, (long long)first,
-         (long long)(first + count));
-  fflush(stdout);
+  int bad = mpi_example_begin(&argc, &argv, "mpi_sum", 10000019, 0, &rank, &ranks, &n, &ctx,
+                              &first, &count);
+  if (bad) return bad;
+  const uint64_t seed = 7;
 
   kiln_array *x, *partial;
   MPI_TRY(kiln_array_empty(ctx, KILN_INT64, 1, &count, &x));

@@ -87,33 +87,14 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
                           "array of %llu bytes is larger than the %llu bytes one buffer may "
                           "hold on %s",
                           (unsigned long long)bytes, (unsigned long long)limit, ctx->info.name);
-  kiln_array *a = calloc(1, sizeof *a);
-  kiln_buffer *b = calloc(1, sizeof *b);
-  if (!a || !b) {
-    free(a);
-    free(b);
-    return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
-  }
-  if (bytes > 0) {
-    kiln_status status = ctx->ops->buffer_alloc(ctx->device, bytes, &b->handle);
-    if (status != KILN_OK) {
-      free(a);
-      free(b);
-      return status;
-    }
-  }
-  atomic_init(&b->refcount, 1);
-  b->ctx = kiln_context_retain(ctx);
-  b->bytes = bytes;
-  atomic_init(&a->refcount, 1);
-  a->buffer = b;
-  a->dtype = dtype;
-  a->ndim = ndim;
-  if (ndim > 0) memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
-  kiln_shape_c_strides(ndim, shape, (int64_t)kiln_dtype_size(dtype), a->strides);
-  a->size = size;
-  *out = a;
-  return KILN_OK;
+  kiln_backend_buffer *handle = NULL;
+  if (bytes > 0) KILN_RETURN_IF_ERROR(ctx->ops->buffer_alloc(ctx->device, bytes, &handle));
+  int64_t strides[KILN_MAX_DIMS];
+  kiln_shape_c_strides(ndim, shape, (int64_t)kiln_dtype_size(dtype), strides);
+  kiln_status status =
+      kiln_array_adopt(ctx, handle, bytes, NULL, NULL, dtype, ndim, shape, strides, 0, out);
+  if (status != KILN_OK && handle) ctx->ops->buffer_free(ctx->device, handle);
+  return status;
 }
 
 kiln_status kiln_array_adopt(kiln_context *ctx, kiln_backend_buffer *handle, size_t bytes,

@@ -48,11 +48,12 @@ void kiln_shape_c_strides(int ndim, const int64_t *shape, int64_t itemsize,
 kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
                              const int64_t *shape, kiln_array **out);
 
-/* New array over `handle` (NULL when bytes == 0), a backend buffer kiln
- * did not allocate: the array takes it over on success (freed with
- * buffer_free, then release(release_data) is called, after the default
- * stream is drained); on failure the caller keeps both. Geometry is not
- * checked against bytes (the caller did). */
+/* New array over `handle` (NULL when bytes == 0), a backend buffer of
+ * `bytes`, allocated by kiln or wrapping another library's memory: the array
+ * takes it over on success (freed with buffer_free when the last view goes;
+ * then, for wrapped memory, release(release_data) is called after the
+ * default stream is drained; release may be NULL); on failure the caller
+ * keeps both. Geometry is not checked against bytes (the caller did). */
 kiln_status kiln_array_adopt(kiln_context *ctx, kiln_backend_buffer *handle, size_t bytes,
                              void (*release)(void *), void *release_data, kiln_dtype dtype,
                              int ndim, const int64_t *shape, const int64_t *strides,
