@@ -97,6 +97,14 @@ static inline int mpi_example_begin(int *argc, char ***argv, const char *name,
   return 0;
 }
 
+/* The first four words of Philox stream `index` on the host (kiln/random.h):
+ * what kiln_rng_init(seed, index) then kiln_rng_next_u32 gives a kernel. */
+static inline void mpi_philox_words(uint64_t seed, int64_t index, uint32_t words[4]) {
+  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+  const uint32_t ctr[4] = {0, 0, (uint32_t)index, (uint32_t)((uint64_t)index >> 32)};
+  kiln_random_philox4x32_10(ctr, key, words);
+}
+
 /* Nonzero when the MPI library takes device pointers of ctx's backend. */
 static inline int mpi_device_aware(kiln_context *ctx) {
   kiln_device_info info;

@@ -33,12 +33,10 @@ static const char *source =
 
 /* Sample i in plain C: the first two words of Philox block 0 of stream i. */
 static int64_t count_on_host(uint64_t seed, int64_t samples) {
-  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
   int64_t inside = 0;
   for (int64_t i = 0; i < samples; i++) {
-    const uint32_t ctr[4] = {0, 0, (uint32_t)i, (uint32_t)((uint64_t)i >> 32)};
     uint32_t w[4];
-    kiln_random_philox4x32_10(ctr, key, w);
+    mpi_philox_words(seed, i, w);
     uint64_t x = 2 * (uint64_t)(w[0] >> 8) + 1, y = 2 * (uint64_t)(w[1] >> 8) + 1;
     inside += x * x + y * y <= ((uint64_t)1 << 50);
   }

@@ -21,10 +21,8 @@ static const char *source =
     "}\n";
 
 static int64_t element_on_host(uint64_t seed, int64_t i) {
-  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-  const uint32_t ctr[4] = {0, 0, (uint32_t)i, (uint32_t)((uint64_t)i >> 32)};
   uint32_t w[4];
-  kiln_random_philox4x32_10(ctr, key, w);
+  mpi_philox_words(seed, i, w);
   return (int64_t)(w[0] >> 12) - (1 << 19);
 }
 
