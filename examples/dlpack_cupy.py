@@ -58,6 +58,8 @@ DLTENSOR, USED_DLTENSOR = b"dltensor", b"used_dltensor"
 py = ctypes.pythonapi
 py.PyCapsule_GetPointer.restype = ctypes.c_void_p
 py.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+py.PyCapsule_GetName.restype = ctypes.c_char_p
+py.PyCapsule_GetName.argtypes = [ctypes.py_object]
 py.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 py.PyCapsule_New.restype = ctypes.py_object
 py.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
@@ -95,7 +97,10 @@ for name, index in [("contiguous", (Ellipsis,)),
     x = base[index]
     before = cupy.asnumpy(base)
     cupy.cuda.runtime.deviceSynchronize()  # CuPy's writes are done before kiln reads
-    capsule = x.__dlpack__()
+    capsule = x.__dlpack__()  # no max_version: the legacy DLManagedTensor capsule
+    kind = py.PyCapsule_GetName(capsule)
+    if kind != DLTENSOR:
+        raise RuntimeError(f"CuPy gave a {kind!r} capsule; kiln takes 'dltensor' (DLManagedTensor)")
     tensor = py.PyCapsule_GetPointer(capsule, DLTENSOR)
     a = ctypes.c_void_p()
     check(kiln.kiln_array_from_dlpack(ctx, tensor, ctypes.byref(a)), "kiln_array_from_dlpack")
