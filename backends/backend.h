@@ -62,12 +62,35 @@ typedef struct kiln_backend_launch {
   uint64_t local[3];
 } kiln_backend_launch;
 
+/* The vendor's own objects behind a device and one of its streams, for
+ * interop (kiln/interop.h). Borrowed: valid until the device closes (queue:
+ * until the stream is destroyed); a field the vendor has no object for is
+ * NULL. */
+typedef struct kiln_backend_native {
+  void *context; /* CUcontext, cl_context; NULL for HIP */
+  void *device;  /* cl_device_id; NULL for CUDA/HIP (see ordinal) */
+  int ordinal;   /* CUDA/HIP device ordinal; OpenCL: -1 */
+  void *queue;   /* CUstream, hipStream_t, cl_command_queue */
+  int memory_objects; /* nonzero: buffer_native fills `object` (OpenCL);
+                         zero: it fills `address` (CUDA/HIP) */
+} kiln_backend_native;
+
+/* Device memory as its vendor names it: a memory object (OpenCL cl_mem) or
+ * a device address (CUDA/HIP), never both. */
+typedef struct kiln_backend_memory {
+  void *object;     /* cl_mem; NULL on CUDA/HIP */
+  uint64_t address; /* CUdeviceptr / hipDeviceptr_t; 0 on OpenCL */
+} kiln_backend_memory;
+
 typedef struct kiln_backend_ops {
   /* Backend name as used in KILN_BACKEND: "cuda", "hip", "opencl". */
   const char *name;
   /* Kernel-language prelude of this dialect (NUL-terminated source text),
    * prepended by core to every kernel source before build. */
   const char *prelude;
+  /* DLPack DLDeviceType of this backend's memory (kDLCUDA = 2,
+   * kDLOpenCL = 4, kDLROCM = 10); 0 when it has none. */
+  int dlpack_device_type;
 
   /* Loads the vendor libraries on first use (once, thread-safe) and counts
    * the devices that match config. Never fails the process: a missing
@@ -199,6 +222,33 @@ typedef struct kiln_backend_ops {
   kiln_status (*compile_for_target)(const char *source, const char *options,
                                     const char *target, size_t *binary_size,
                                     char **log);
+
+  /* OPTIONAL (all three, interop): core reports UNIMPLEMENTED when NULL.
+   * native_handles: the vendor objects of the device and of `stream`.
+   * buffer_native: what `buffer` is to its vendor (borrowed: valid until
+   * buffer_free). buffer_wrap: a buffer over `bytes` of memory that the
+   * caller owns (OpenCL retains the cl_mem, checks that it belongs to the
+   * device's context and holds `bytes`); buffer_free of such a buffer
+   * frees only what buffer_wrap made, never the memory itself. */
+  kiln_status (*native_handles)(kiln_backend_device *device,
+                                kiln_backend_stream *stream,
+                                kiln_backend_native *native);
+  kiln_status (*buffer_native)(kiln_backend_device *device,
+                               kiln_backend_buffer *buffer,
+                               kiln_backend_memory *memory);
+  kiln_status (*buffer_wrap)(kiln_backend_device *device,
+                             const kiln_backend_memory *memory, size_t bytes,
+                             kiln_backend_buffer **buffer);
+  /* OPTIONAL: copies between buffers of two devices of this backend
+   * without the host, returning when done; core has waited for the source
+   * device's default stream. UNIMPLEMENTED (without a message) for a pair
+   * it cannot copy between; core then copies through the host, as it does
+   * when the slot is NULL. */
+  kiln_status (*copy_peer)(kiln_backend_device *dst_device,
+                           kiln_backend_buffer *dst, uint64_t dst_offset,
+                           kiln_backend_device *src_device,
+                           kiln_backend_buffer *src, uint64_t src_offset,
+                           size_t bytes);
 } kiln_backend_ops;
 
 /* Each backend exposes exactly one symbol: its ops table. */

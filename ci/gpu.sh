@@ -54,3 +54,7 @@ for p in "$root"/bench/*_peers.py; do
   echo "== $(basename "$p")"
   timeout 300 python3 "$p" 2>&1 | tee -a "$out/peers.log"
 done
+
+# DLPack round trip with CuPy (docs/interop.md): no copy in either direction.
+echo "== dlpack_cupy"
+KILN_BACKEND=cuda python3 "$root/examples/dlpack_cupy.py" "$build" 2>&1 | tee "$out/dlpack_cupy.log"

@@ -5,6 +5,9 @@
 #                      pkg-config
 #   OpenCL on the CPU: pocl-opencl-icd (PoCL), ocl-icd-opencl-dev (the ICD
 #                      loader libOpenCL.so.1), opencl-headers, clinfo
+#   interop:           libdlpack-dev (dlpack.h; third_party/dlpack is the
+#                      fallback), libopenmpi-dev + openmpi-bin (the MPI
+#                      examples and their mpi_* tests; kiln never links MPI)
 #   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
 #                      device libraries; compile for AMD targets, no GPU)
 # NVRTC comes from a CUDA toolkit in /usr/local/cuda when one is installed;
@@ -12,7 +15,7 @@
 set -euo pipefail
 
 packages=(gcc clang libclang-rt-dev cmake make pkg-config binutils pocl-opencl-icd
-          ocl-icd-opencl-dev opencl-headers clinfo)
+          ocl-icd-opencl-dev opencl-headers clinfo libdlpack-dev libopenmpi-dev openmpi-bin)
 if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
   packages+=(libamdhip64-dev rocm-device-libs)
 fi

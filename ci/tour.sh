@@ -16,4 +16,12 @@ for example in add_kernel monte_carlo_pi gaussian_pdf polar_distance zero_suppre
     "$build/examples/$example"
   fi
 done
+# The MPI examples on two ranks, when MPI was found (docs/interop.md).
+for example in mpi_monte_carlo_pi mpi_sum; do
+  if [ -x "$build/examples/$example" ] && command -v mpirun > /dev/null; then
+    echo "== $example (mpirun -np 2)"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun --oversubscribe -np 2 "$build/examples/$example"
+  fi
+done
 echo "== tour done"

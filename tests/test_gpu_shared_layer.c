@@ -37,6 +37,7 @@ static struct {
   unsigned char params[MOCK_MAX_PARAMS][8];
   int launches;
   int set_shared_calls, set_shared_bytes;
+  int peer_copies, peer_dst_ordinal, peer_src_ordinal;
 } mock;
 
 static char mock_handle_byte; /* handles point at something real */
@@ -149,6 +150,17 @@ static kiln_status mock_copy_d2h(void *dst, gpu_address src, size_t bytes, gpu_s
 static kiln_status mock_copy_d2d(gpu_address dst, gpu_address src, size_t bytes,
                                  gpu_stream stream) {
   mock.last_stream = stream;
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return KILN_OK;
+}
+static kiln_status mock_copy_peer(gpu_address dst, int dst_ordinal, gpu_context dst_context,
+                                  gpu_address src, int src_ordinal, gpu_context src_context,
+                                  size_t bytes, gpu_stream stream) {
+  (void)dst_context, (void)src_context;
+  mock.last_stream = stream;
+  mock.peer_copies++;
+  mock.peer_dst_ordinal = dst_ordinal;
+  mock.peer_src_ordinal = src_ordinal;
   memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
   return KILN_OK;
 }
@@ -295,6 +307,7 @@ static const gpu_runtime mock_runtime = {
     .copy_h2d = mock_copy_h2d,
     .copy_d2h = mock_copy_d2h,
     .copy_d2d = mock_copy_d2d,
+    .copy_peer = mock_copy_peer,
     .stream_create = mock_stream_create,
     .stream_destroy = mock_stream_destroy,
     .stream_synchronize = mock_stream_synchronize,
@@ -495,6 +508,90 @@ static void test_copies(kiln_context *ctx) {
 done:
   gpu_buffer_free(device, a);
   gpu_buffer_free(device, b);
+  mock_close(device);
+}
+
+/* Interop slots (kiln/interop.h): native handles, wrapped memory that is
+ * never freed by kiln, copies between two devices. */
+static void test_interop(kiln_context *ctx) {
+  (void)ctx;
+  kiln_backend_device *device = mock_open();
+  if (!device) return;
+  enum { N = 600 };
+  kiln_backend_native native;
+  CHECK_OK(gpu_native_handles(device, NULL, &native));
+  CHECK(native.context == device->context && native.ordinal == 0 && native.device == NULL);
+  CHECK(native.queue == device->default_stream && native.memory_objects == 0);
+  kiln_backend_stream *stream = NULL;
+  CHECK_OK(gpu_stream_create(device, &stream));
+  CHECK_OK(gpu_native_handles(device, stream, &native));
+  CHECK(stream && native.queue == stream->handle);
+  gpu_stream_destroy(device, stream);
+
+  unsigned char host[N], back[N];
+  fill(host, N);
+  kiln_backend_buffer *a = NULL, *wrapped = NULL, *peer = NULL;
+  CHECK_OK(gpu_buffer_alloc(device, N, &a));
+  if (!a) goto done;
+  kiln_backend_memory memory;
+  CHECK_OK(gpu_buffer_native(device, a, &memory));
+  CHECK(memory.address == a->address && memory.object == NULL);
+  /* a wrapper over the second half: copies work, freeing it frees nothing */
+  kiln_backend_memory half = {.address = a->address + N / 2};
+  CHECK_OK(gpu_buffer_wrap(device, &half, N / 2, &wrapped));
+  if (!wrapped) goto done;
+  CHECK_OK(gpu_copy_h2d(device, NULL, wrapped, 0, host, N / 2, 1));
+  CHECK_OK(gpu_copy_d2h(device, NULL, back, a, N / 2, N / 2, 1));
+  CHECK(memcmp(back, host, N / 2) == 0);
+  CHECK_STATUS(gpu_copy_h2d(device, NULL, wrapped, 1, host, N / 2, 1), KILN_ERROR_OUT_OF_RANGE);
+  int live = mock.live_allocations;
+  gpu_buffer_free(device, wrapped);
+  CHECK(mock.live_allocations == live);
+  kiln_backend_memory bad = {.address = 0};
+  CHECK_STATUS(gpu_buffer_wrap(device, &bad, 8, &wrapped), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(wrapped == NULL);
+  bad.address = a->address;
+  bad.object = &bad;
+  CHECK_STATUS(gpu_buffer_wrap(device, &bad, 8, &wrapped), KILN_ERROR_INVALID_ARGUMENT);
+  bad.object = NULL;
+  CHECK_STATUS(gpu_buffer_wrap(device, &bad, 0, &wrapped), KILN_ERROR_INVALID_ARGUMENT);
+  bad.address = UINT64_MAX - 3;
+  CHECK_STATUS(gpu_buffer_wrap(device, &bad, 8, &wrapped), KILN_ERROR_INVALID_ARGUMENT);
+
+  /* peer copies: the same ordinal is a device copy, another ordinal the
+   * driver's peer copy, another runtime (or none) UNIMPLEMENTED */
+  mock.devices = 2;
+  kiln_backend_device *same = NULL, *other = NULL;
+  CHECK_OK(gpu_device_open(&mock_runtime, NULL, 0, &same));
+  CHECK_OK(gpu_device_open(&mock_runtime, NULL, 1, &other));
+  if (!same || !other) goto close_peers;
+  fill(host, N);
+  CHECK_OK(gpu_copy_h2d(device, NULL, a, 0, host, N, 1));
+  CHECK_OK(gpu_buffer_alloc(other, N, &peer));
+  if (!peer) goto close_peers;
+  CHECK_OK(gpu_copy_peer(same, peer, 0, device, a, 0, N));
+  CHECK(mock.peer_copies == 0);
+  CHECK_OK(gpu_copy_d2h(other, NULL, back, peer, 0, N, 1));
+  CHECK(memcmp(back, host, N) == 0);
+  memset(back, 0, N);
+  CHECK_OK(gpu_copy_peer(other, peer, 100, device, a, 7, 300));
+  CHECK(mock.peer_copies == 1 && mock.peer_dst_ordinal == 1 && mock.peer_src_ordinal == 0);
+  CHECK(mock.last_stream == other->default_stream);
+  CHECK_OK(gpu_copy_d2h(other, NULL, back, peer, 100, 300, 1));
+  CHECK(memcmp(back, host + 7, 300) == 0);
+  CHECK_STATUS(gpu_copy_peer(other, peer, 1, device, a, 0, N), KILN_ERROR_OUT_OF_RANGE);
+  gpu_runtime without_peer = mock_runtime;
+  without_peer.copy_peer = NULL;
+  const gpu_runtime *saved = other->runtime;
+  other->runtime = &without_peer;
+  CHECK_STATUS(gpu_copy_peer(other, peer, 0, device, a, 0, N), KILN_ERROR_UNIMPLEMENTED);
+  other->runtime = saved;
+close_peers:
+  gpu_buffer_free(other, peer);
+  if (other) gpu_device_close(other);
+  if (same) gpu_device_close(same);
+done:
+  gpu_buffer_free(device, a);
   mock_close(device);
 }
 
@@ -897,6 +994,7 @@ static const harness_test tests[] = {
     {"device_info", test_device_info},
     {"open_close", test_open_close},
     {"copies", test_copies},
+    {"interop", test_interop},
     {"streams_events", test_streams_events},
     {"modules", test_modules},
     {"launch_packing", test_launch_packing},

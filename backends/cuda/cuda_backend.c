@@ -31,6 +31,7 @@ static kiln_status cuda_compile_for_target(const char *source, const char *optio
 const kiln_backend_ops kiln_backend_cuda = {
     .name = "cuda",
     .prelude = kiln_prelude_cuda,
+    .dlpack_device_type = 2, /* kDLCUDA */
     .probe = cuda_probe,
     .device_info = cuda_device_info,
     .device_open = cuda_device_open,

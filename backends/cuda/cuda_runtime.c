@@ -170,6 +170,16 @@ static kiln_status cuda_copy_d2d(gpu_address dst, gpu_address src, size_t bytes,
                    ((CUdeviceptr)dst, (CUdeviceptr)src, bytes, (CUstream)stream));
 }
 
+static kiln_status cuda_copy_peer(gpu_address dst, int dst_ordinal, gpu_context dst_context,
+                                  gpu_address src, int src_ordinal, gpu_context src_context,
+                                  size_t bytes, gpu_stream stream) {
+  (void)dst_ordinal, (void)src_ordinal;
+  if (!cuda_driver()->cuMemcpyPeerAsync)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "cuda: the driver lacks cuMemcpyPeerAsync");
+  return CUDA_CALL(cuMemcpyPeerAsync, ((CUdeviceptr)dst, (CUcontext)dst_context, (CUdeviceptr)src,
+                                       (CUcontext)src_context, bytes, (CUstream)stream));
+}
+
 static kiln_status cuda_stream_create(gpu_stream *stream) {
   CUstream created = NULL;
   KILN_RETURN_IF_ERROR(CUDA_CALL(cuStreamCreate, (&created, CU_STREAM_NON_BLOCKING)));
@@ -300,6 +310,7 @@ const gpu_runtime kiln_cuda_gpu = {
     .copy_h2d = cuda_copy_h2d,
     .copy_d2h = cuda_copy_d2h,
     .copy_d2d = cuda_copy_d2d,
+    .copy_peer = cuda_copy_peer,
     .stream_create = cuda_stream_create,
     .stream_destroy = cuda_stream_destroy,
     .stream_synchronize = cuda_stream_synchronize,

@@ -65,6 +65,10 @@
   /* CUDA 4.0+ (v2: 6.5+): kiln_host_register */                             \
   X(CUresult, cuMemHostRegister_v2, (void *host, size_t bytes, unsigned int flags)) \
   X(CUresult, cuMemHostUnregister, (void *host))                              \
+  /* copies between devices (kiln_array_copy_to_context); else via host */   \
+  X(CUresult, cuMemcpyPeerAsync,                                              \
+    (CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src,                 \
+     CUcontext src_context, size_t bytes, CUstream stream))                   \
   /* CUDA 9.0+: without it kernels stay at the default 48 KiB of shared */    \
   X(CUresult, cuFuncSetAttribute,                                             \
     (CUfunction function, CUfunction_attribute attribute, int value))

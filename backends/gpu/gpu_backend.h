@@ -96,6 +96,27 @@ kiln_status gpu_launch(kiln_backend_device *device,
                        const kiln_backend_launch *launch, int nargs,
                        const kiln_backend_arg *args);
 
+/* Interop (gpu_interop.c): the context, ordinal and stream; a buffer's
+ * device address; a buffer over a device address another library owns. */
+kiln_status gpu_native_handles(kiln_backend_device *device,
+                               kiln_backend_stream *stream,
+                               kiln_backend_native *native);
+kiln_status gpu_buffer_native(kiln_backend_device *device,
+                              kiln_backend_buffer *buffer,
+                              kiln_backend_memory *memory);
+kiln_status gpu_buffer_wrap(kiln_backend_device *device,
+                            const kiln_backend_memory *memory, size_t bytes,
+                            kiln_backend_buffer **buffer);
+/* copy_peer: on one ordinal a device copy (both kiln devices share the
+ * primary context); between two ordinals the driver's peer copy; another
+ * runtime, or a driver without the call, is UNIMPLEMENTED (core copies
+ * through the host). */
+kiln_status gpu_copy_peer(kiln_backend_device *dst_device,
+                          kiln_backend_buffer *dst, uint64_t dst_offset,
+                          kiln_backend_device *src_device,
+                          kiln_backend_buffer *src, uint64_t src_offset,
+                          size_t bytes);
+
 #define GPU_BACKEND_SHARED_OPS                         \
   .device_close = gpu_device_close,                    \
   .buffer_alloc = gpu_buffer_alloc,                    \
@@ -123,6 +144,10 @@ kiln_status gpu_launch(kiln_backend_device *device,
   .function_get = gpu_function_get,                    \
   .function_release = gpu_function_release,           \
   .function_limits = gpu_function_limits,              \
-  .launch = gpu_launch
+  .launch = gpu_launch,                                \
+  .native_handles = gpu_native_handles,                \
+  .buffer_native = gpu_buffer_native,                  \
+  .buffer_wrap = gpu_buffer_wrap,                      \
+  .copy_peer = gpu_copy_peer
 
 #endif

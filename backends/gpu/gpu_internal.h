@@ -23,6 +23,7 @@ struct kiln_backend_device {
 struct kiln_backend_buffer {
   gpu_address address;
   size_t bytes;
+  int owned; /* zero for buffer_wrap: another library frees the memory */
 };
 
 struct kiln_backend_stream {

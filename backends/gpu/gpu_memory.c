@@ -47,12 +47,17 @@ kiln_status gpu_buffer_alloc(kiln_backend_device *device, size_t bytes,
                              bytes);
   }
   buffer->bytes = bytes;
+  buffer->owned = 1;
   *out = buffer;
   return KILN_OK;
 }
 
 void gpu_buffer_free(kiln_backend_device *device, kiln_backend_buffer *buffer) {
   if (!device || !buffer) return;
+  if (!buffer->owned) { /* wrapped memory: its owner frees it */
+    free(buffer);
+    return;
+  }
   kiln_status status = gpu_enter(device);
   if (status == KILN_OK) {
     status = device->runtime->memory_free(buffer->address);

@@ -116,6 +116,11 @@ typedef struct gpu_runtime {
                           gpu_stream stream);
   kiln_status (*copy_d2d)(gpu_address dst, gpu_address src, size_t bytes,
                           gpu_stream stream);
+  /* OPTIONAL: copies between memory of two devices, queued on stream (of
+   * the destination device); UNIMPLEMENTED when the driver lacks the call. */
+  kiln_status (*copy_peer)(gpu_address dst, int dst_ordinal, gpu_context dst_context,
+                           gpu_address src, int src_ordinal, gpu_context src_context,
+                           size_t bytes, gpu_stream stream);
 
   /* Streams never synchronise with the legacy default stream. */
   kiln_status (*stream_create)(gpu_stream *stream);

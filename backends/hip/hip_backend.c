@@ -31,6 +31,7 @@ static kiln_status hip_compile_for_target(const char *source, const char *option
 const kiln_backend_ops kiln_backend_hip = {
     .name = "hip",
     .prelude = kiln_prelude_hip,
+    .dlpack_device_type = 10, /* kDLROCM */
     .probe = hip_probe,
     .device_info = hip_device_info,
     .device_open = hip_device_open,

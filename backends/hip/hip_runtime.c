@@ -191,6 +191,17 @@ static kiln_status hip_copy_d2d(gpu_address dst, gpu_address src, size_t bytes,
                                        (hipStream_t)stream));
 }
 
+static kiln_status hip_copy_peer(gpu_address dst, int dst_ordinal, gpu_context dst_context,
+                                 gpu_address src, int src_ordinal, gpu_context src_context,
+                                 size_t bytes, gpu_stream stream) {
+  (void)dst_context, (void)src_context;
+  if (!hip_runtime()->hipMemcpyPeerAsync)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "hip: the runtime lacks hipMemcpyPeerAsync");
+  return HIP_CALL(hipMemcpyPeerAsync, ((void *)(uintptr_t)dst, dst_ordinal,
+                                       (const void *)(uintptr_t)src, src_ordinal, bytes,
+                                       (hipStream_t)stream));
+}
+
 static kiln_status hip_stream_create(gpu_stream *stream) {
   hipStream_t created = NULL;
   KILN_RETURN_IF_ERROR(HIP_CALL(hipStreamCreateWithFlags, (&created, hipStreamNonBlocking)));
@@ -311,6 +322,7 @@ const gpu_runtime kiln_hip_gpu = {
     .copy_h2d = hip_copy_h2d,
     .copy_d2h = hip_copy_d2h,
     .copy_d2d = hip_copy_d2d,
+    .copy_peer = hip_copy_peer,
     .stream_create = hip_stream_create,
     .stream_destroy = hip_stream_destroy,
     .stream_synchronize = hip_stream_synchronize,

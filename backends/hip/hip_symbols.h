@@ -60,6 +60,9 @@
 #define KILN_HIP_RUNTIME_OPTIONAL(X)                                          \
   X(hipError_t, hipHostRegister, (void *host, size_t bytes, unsigned int flags)) \
   X(hipError_t, hipHostUnregister, (void *host))                              \
+  X(hipError_t, hipMemcpyPeerAsync,                                           \
+    (void *dst, int dst_device, const void *src, int src_device, size_t bytes, \
+     hipStream_t stream))                                                     \
   X(hipError_t, hipGetDevicePropertiesR0600, (void *properties, int ordinal)) \
   X(hipError_t, hipGetDeviceProperties, (void *properties, int ordinal))
 

@@ -7,6 +7,7 @@ extern const char kiln_prelude_opencl[];
 const kiln_backend_ops kiln_backend_opencl = {
     .name = "opencl",
     .prelude = kiln_prelude_opencl,
+    .dlpack_device_type = 4, /* kDLOpenCL */
     .probe = kiln_opencl_probe,
     .device_info = kiln_opencl_device_info,
     .device_open = kiln_opencl_device_open,
@@ -38,4 +39,7 @@ const kiln_backend_ops kiln_backend_opencl = {
     .function_limits = kiln_opencl_function_limits,
     .launch = kiln_opencl_launch,
     .compile_for_target = NULL, /* OpenCL compiles only for an opened device */
+    .native_handles = kiln_opencl_native_handles,
+    .buffer_native = kiln_opencl_buffer_native,
+    .buffer_wrap = kiln_opencl_buffer_wrap,
 };

@@ -83,6 +83,14 @@ void kiln_opencl_device_close(kiln_backend_device *device);
 kiln_status kiln_opencl_buffer_alloc(kiln_backend_device *device, size_t bytes,
                                      kiln_backend_buffer **buffer);
 void kiln_opencl_buffer_free(kiln_backend_device *device, kiln_backend_buffer *buffer);
+/* Interop (opencl_interop.c): context, device and queue; a buffer's cl_mem;
+ * a buffer over a retained cl_mem of the device's context. */
+kiln_status kiln_opencl_native_handles(kiln_backend_device *device, kiln_backend_stream *stream,
+                                       kiln_backend_native *native);
+kiln_status kiln_opencl_buffer_native(kiln_backend_device *device, kiln_backend_buffer *buffer,
+                                      kiln_backend_memory *memory);
+kiln_status kiln_opencl_buffer_wrap(kiln_backend_device *device, const kiln_backend_memory *memory,
+                                    size_t bytes, kiln_backend_buffer **buffer);
 kiln_status kiln_opencl_host_alloc(kiln_backend_device *device, size_t bytes, void **host);
 void kiln_opencl_host_free(kiln_backend_device *device, void *host);
 kiln_status kiln_opencl_host_register(kiln_backend_device *device, void *host, size_t bytes);

@@ -40,6 +40,10 @@
     (cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,            \
      const void *info, cl_int *errcode_ret))                                   \
   X(cl_int, clReleaseMemObject, (cl_mem memobj))                               \
+  X(cl_int, clRetainMemObject, (cl_mem memobj))                                \
+  X(cl_int, clGetMemObjectInfo,                                                \
+    (cl_mem memobj, cl_mem_info name, size_t size, void *value,                \
+     size_t *size_ret))                                                        \
   X(cl_int, clEnqueueReadBuffer,                                               \
     (cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,   \
      size_t size, void *ptr, cl_uint num_events, const cl_event *wait_list,    \

@@ -33,6 +33,7 @@ typedef intptr_t cl_context_properties;
 typedef cl_bitfield cl_command_queue_properties;
 typedef cl_bitfield cl_queue_properties; /* OpenCL 2.0 */
 typedef cl_bitfield cl_mem_flags;
+typedef cl_uint cl_mem_info;
 typedef cl_bitfield cl_map_flags;
 typedef cl_uint cl_buffer_create_type;
 typedef cl_uint cl_program_info;
@@ -101,6 +102,8 @@ typedef void(KILN_CL_API *cl_program_notify)(cl_program program,
 #define CL_MEM_READ_WRITE (1u << 0)
 #define CL_MEM_USE_HOST_PTR (1u << 3)
 #define CL_MEM_ALLOC_HOST_PTR (1u << 4)
+#define CL_MEM_SIZE 0x1102u
+#define CL_MEM_CONTEXT 0x1106u
 #define CL_MAP_READ (1u << 0)
 #define CL_MAP_WRITE (1u << 1)
 #define CL_BUFFER_CREATE_TYPE_REGION 0x1220u

@@ -4,6 +4,7 @@
 
 #include "core/array/array_internal.h"
 #include "core/runtime/error.h"
+#include "core/runtime/log.h"
 
 kiln_status kiln_shape_validate(kiln_dtype dtype, int ndim, const int64_t *shape,
                                 int64_t *size) {
@@ -44,10 +45,36 @@ void kiln_shape_c_strides(int ndim, const int64_t *shape, int64_t itemsize,
   }
 }
 
+/* The lowest and highest byte offsets, relative to element 0,..,0, of the
+ * first byte of any element (size > 0); OUT_OF_RANGE on overflow. */
+kiln_status kiln_view_extent(int ndim, const int64_t *shape, const int64_t *strides,
+                               int64_t *low, int64_t *high) {
+  *low = *high = 0;
+  for (int d = 0; d < ndim; d++) {
+    int64_t reach;
+    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &reach) ||
+        __builtin_add_overflow(reach < 0 ? *low : *high, reach, reach < 0 ? low : high))
+      return kiln_error_set(KILN_ERROR_OUT_OF_RANGE,
+                            "axis %d: %lld elements of stride %lld bytes overflow 64 bits", d,
+                            (long long)shape[d], (long long)strides[d]);
+  }
+  return KILN_OK;
+}
+
 static void buffer_release(kiln_buffer *buffer) {
   if (!buffer || atomic_fetch_sub(&buffer->refcount, 1) != 1) return;
-  kiln_pool_release(buffer);
-  kiln_context_release(buffer->ctx);
+  kiln_context *ctx = buffer->ctx;
+  if (buffer->wrapped) {
+    /* wrapped memory (kiln/interop.h) never enters the pool; its owner may
+     * free it at once, so nothing queued may still use it */
+    if (ctx->ops->stream_synchronize(ctx->device, NULL) != KILN_OK)
+      kiln_log(KILN_LOG_WARN, "releasing wrapped memory: %s", kiln_last_error());
+    if (buffer->handle) ctx->ops->buffer_free(ctx->device, buffer->handle);
+    if (buffer->release) buffer->release(buffer->release_data);
+  } else {
+    kiln_pool_release(buffer);
+  }
+  kiln_context_release(ctx);
   free(buffer);
 }
 
@@ -65,6 +92,31 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
                           "array of %llu bytes is larger than the %llu bytes one buffer may "
                           "hold on %s",
                           (unsigned long long)bytes, (unsigned long long)limit, ctx->info.name);
+  int64_t strides[KILN_MAX_DIMS];
+  kiln_shape_c_strides(ndim, shape, (int64_t)kiln_dtype_size(dtype), strides);
+  KILN_RETURN_IF_ERROR(
+      kiln_array_adopt(ctx, NULL, 0, NULL, NULL, dtype, ndim, shape, strides, 0, out));
+  if (bytes == 0) return KILN_OK;
+  /* device memory from the context's pool (core/array/memory_pool.c) */
+  kiln_status status = kiln_pool_acquire(ctx, (*out)->buffer, bytes);
+  if (status != KILN_OK) {
+    kiln_array_release(*out);
+    *out = NULL;
+    return status;
+  }
+  (*out)->buffer->bytes = bytes;
+  return KILN_OK;
+}
+
+kiln_status kiln_array_adopt(kiln_context *ctx, kiln_backend_buffer *handle, size_t bytes,
+                             void (*release)(void *), void *release_data, kiln_dtype dtype,
+                             int ndim, const int64_t *shape, const int64_t *strides,
+                             int64_t offset, kiln_array **out) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(out);
+  *out = NULL;
+  int64_t size;
+  KILN_RETURN_IF_ERROR(kiln_shape_validate(dtype, ndim, shape, &size));
   kiln_array *a = calloc(1, sizeof *a);
   kiln_buffer *b = calloc(1, sizeof *b);
   if (!a || !b) {
@@ -72,24 +124,22 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
     free(b);
     return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   }
-  if (bytes > 0) {
-    b->ctx = ctx;
-    kiln_status status = kiln_pool_acquire(ctx, b, bytes);
-    if (status != KILN_OK) {
-      free(a);
-      free(b);
-      return status;
-    }
-  }
   atomic_init(&b->refcount, 1);
   b->ctx = kiln_context_retain(ctx);
+  b->handle = handle;
   b->bytes = bytes;
+  b->release = release;
+  b->release_data = release_data;
+  b->wrapped = handle != NULL || release != NULL; /* kiln_array_alloc adopts neither */
   atomic_init(&a->refcount, 1);
   a->buffer = b;
   a->dtype = dtype;
   a->ndim = ndim;
-  if (ndim > 0) memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
-  kiln_shape_c_strides(ndim, shape, (int64_t)kiln_dtype_size(dtype), a->strides);
+  for (int d = 0; d < ndim; d++) {
+    a->shape[d] = shape[d];
+    a->strides[d] = strides[d];
+  }
+  a->offset = offset;
   a->size = size;
   *out = a;
   return KILN_OK;

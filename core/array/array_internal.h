@@ -24,6 +24,11 @@ typedef struct kiln_buffer {
   int nstreams;     /* other streams work was queued on, by id */
   int many_streams; /* more than KILN_BUFFER_STREAMS of them */
   uint64_t streams[KILN_BUFFER_STREAMS];
+  /* Memory another library owns (kiln/interop.h): never pooled. */
+  int wrapped;
+  /* Wrapped memory: called after the handle is freed (may be NULL). */
+  void (*release)(void *user_data);
+  void *release_data;
 } kiln_buffer;
 
 /* Gives b device memory for `bytes` (> 0) from ctx's pool: b->handle,
@@ -56,6 +61,12 @@ struct kiln_array {
 kiln_status kiln_shape_validate(kiln_dtype dtype, int ndim, const int64_t *shape,
                                 int64_t *size);
 
+/* The lowest and highest byte offsets, relative to element 0,..,0, of the
+ * first byte of any element of a view with size > 0; OUT_OF_RANGE when
+ * they overflow 64 bits. */
+kiln_status kiln_view_extent(int ndim, const int64_t *shape, const int64_t *strides,
+                             int64_t *low, int64_t *high);
+
 /* Fills C-order byte strides for shape. */
 void kiln_shape_c_strides(int ndim, const int64_t *shape, int64_t itemsize,
                           int64_t *strides);
@@ -63,6 +74,17 @@ void kiln_shape_c_strides(int ndim, const int64_t *shape, int64_t itemsize,
 /* New C-contiguous array on a fresh buffer (contents undefined). */
 kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
                              const int64_t *shape, kiln_array **out);
+
+/* New array over `handle` (NULL when bytes == 0), a backend buffer of
+ * `bytes`, allocated by kiln or wrapping another library's memory: the array
+ * takes it over on success (freed with buffer_free when the last view goes;
+ * then, for wrapped memory, release(release_data) is called after the
+ * default stream is drained; release may be NULL); on failure the caller
+ * keeps both. Geometry is not checked against bytes (the caller did). */
+kiln_status kiln_array_adopt(kiln_context *ctx, kiln_backend_buffer *handle, size_t bytes,
+                             void (*release)(void *), void *release_data, kiln_dtype dtype,
+                             int ndim, const int64_t *shape, const int64_t *strides,
+                             int64_t offset, kiln_array **out);
 
 /* New view of base's buffer with the given geometry (no bounds check: the
  * caller derived it from base). */

@@ -12,6 +12,7 @@
 #include "kiln/kernel.h"
 #include "kiln/ufunc.h"
 #include "kiln/random.h"
+#include "kiln/interop.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1
