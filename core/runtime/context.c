@@ -24,6 +24,7 @@ void kiln_context_options_init(kiln_context_options *options) {
   options->device = -1;
   options->platform_filter = NULL;
   options->use_environment = 1;
+  options->cache = -1;
 }
 
 /* The resolved settings, with where each came from for messages. */
@@ -32,6 +33,7 @@ typedef struct selection {
   const char *backends_origin; /* "KILN_BACKEND", "options.backends", "default" */
   int device;
   const char *platform_filter;
+  kiln_disk_cache_settings disk_cache;
 } selection;
 
 static const char *env_value(const kiln_context_options *o, const char *name) {
@@ -82,7 +84,7 @@ static kiln_status selection_resolve(const kiln_context_options *o, selection *s
   }
   s->platform_filter = o->platform_filter;
   if (!s->platform_filter) s->platform_filter = env_value(o, "KILN_OPENCL_PLATFORM");
-  return KILN_OK;
+  return kiln_disk_cache_settings_resolve(o, &s->disk_cache);
 }
 
 static void config_from(kiln_context *ctx, const char *filter) {
@@ -147,6 +149,7 @@ static kiln_status context_open(const kiln_backend_ops *ops, const selection *s,
   if (!ctx) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   atomic_init(&ctx->refcount, 1);
   ctx->ops = ops;
+  ctx->disk_cache = s->disk_cache;
   config_from(ctx, s->platform_filter);
   pthread_mutex_init(&ctx->lock, NULL);
 
