@@ -616,6 +616,18 @@ static void expect_create(const kiln_context_options *o, kiln_status status, con
   kiln_context_release(ctx);
 }
 
+/* Compiles variant on a context made from o; dir must then hold `entries`. */
+static void compile_into(const kiln_context_options *o, int variant, const char *dir,
+                         int entries) {
+  kiln_context *ctx = NULL;
+  CHECK_OK(kiln_context_create(o, &ctx));
+  CHECK(run_kernel(ctx, "cache_scale", variant, 0, 17));
+  kiln_context_release(ctx);
+  entry_list list;
+  list_entries(dir, &list);
+  CHECK_MSG(list.count == entries, "variant %d: %d entries in %s", variant, list.count, dir);
+}
+
 static void test_settings(kiln_context *harness_ctx) {
   record_device(harness_ctx);
   char *dir = temp_dir();
@@ -663,44 +675,24 @@ static void test_settings(kiln_context *harness_ctx) {
   const char *saved_home = getenv("HOME"), *saved_xdg = getenv("XDG_CACHE_HOME");
   char *home = saved_home ? strdup(saved_home) : NULL, *xdg = saved_xdg ? strdup(saved_xdg) : NULL;
   char sub[4200];
-  entry_list list;
   o.cache = -1;
   o.use_environment = 1;
   snprintf(sub, sizeof sub, "%s/by-variable", dir);
   setenv("KILN_CACHE_DIR", sub, 1);
-  kiln_context *ctx = NULL;
-  CHECK_OK(kiln_context_create(&o, &ctx));
-  CHECK(run_kernel(ctx, "cache_scale", 50, 0, 17));
-  kiln_context_release(ctx);
-  list_entries(sub, &list);
-  CHECK(list.count == 1);
+  compile_into(&o, 50, sub, 1);
   unsetenv("KILN_CACHE_DIR");
   setenv("XDG_CACHE_HOME", dir, 1);
-  CHECK_OK(kiln_context_create(&o, &ctx));
-  CHECK(run_kernel(ctx, "cache_scale", 51, 0, 17));
-  kiln_context_release(ctx);
   snprintf(sub, sizeof sub, "%s/kiln", dir);
-  list_entries(sub, &list);
-  CHECK(list.count == 1);
+  compile_into(&o, 51, sub, 1);
   unsetenv("XDG_CACHE_HOME");
   setenv("HOME", dir, 1);
-  CHECK_OK(kiln_context_create(&o, &ctx));
-  CHECK(run_kernel(ctx, "cache_scale", 52, 0, 17));
-  kiln_context_release(ctx);
   snprintf(sub, sizeof sub, "%s/.cache/kiln", dir);
-  list_entries(sub, &list);
-  CHECK(list.count == 1);
+  compile_into(&o, 52, sub, 1);
   o.use_environment = 0;
-  CHECK_OK(kiln_context_create(&o, &ctx));
-  CHECK(run_kernel(ctx, "cache_scale", 53, 0, 17));
-  kiln_context_release(ctx);
-  list_entries(sub, &list);
-  CHECK(list.count == 1);
+  compile_into(&o, 53, sub, 1); /* nothing added */
   unsetenv("HOME"); /* and no directory at all: off, with a warning */
   o.use_environment = 1;
-  CHECK_OK(kiln_context_create(&o, &ctx));
-  CHECK(run_kernel(ctx, "cache_scale", 54, 0, 17));
-  kiln_context_release(ctx);
+  compile_into(&o, 54, sub, 1);
 
   if (home) setenv("HOME", home, 1);
   if (xdg) setenv("XDG_CACHE_HOME", xdg, 1);
