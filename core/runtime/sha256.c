@@ -66,6 +66,7 @@ void kiln_sha256_init(kiln_sha256 *h) {
 
 void kiln_sha256_update(kiln_sha256 *h, const void *data, size_t size) {
   const unsigned char *p = data;
+  if (size == 0) return; /* data may then be NULL */
   h->length += size;
   if (h->used > 0) {
     size_t take = 64 - h->used < size ? 64 - h->used : size;
