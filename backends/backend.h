@@ -189,6 +189,14 @@ typedef struct kiln_backend_ops {
   kiln_status (*module_load_binary)(kiln_backend_device *device,
                                     const void *binary, size_t size,
                                     kiln_backend_module **module);
+  /* OPTIONAL: one line naming what, besides the composed source and the
+   * user's options, decides the bytes module_build makes here: device,
+   * target architecture, driver and compiler versions, options the backend
+   * adds itself. The disk cache keys its entries on it (with
+   * kiln_device_info's name, architecture and driver_version, which are
+   * all it has when this slot is NULL). NUL-terminated, truncated to size. */
+  kiln_status (*device_fingerprint)(kiln_backend_device *device, char *text,
+                                    size_t size);
   void (*module_unload)(kiln_backend_device *device,
                         kiln_backend_module *module);
 

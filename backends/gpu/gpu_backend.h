@@ -81,6 +81,8 @@ kiln_status gpu_module_load_binary(kiln_backend_device *device,
                                    kiln_backend_module **module);
 void gpu_module_unload(kiln_backend_device *device,
                        kiln_backend_module *module);
+kiln_status gpu_device_fingerprint(kiln_backend_device *device, char *text,
+                                   size_t size);
 kiln_status gpu_function_get(kiln_backend_device *device,
                              kiln_backend_module *module, const char *name,
                              kiln_backend_function **function);
@@ -140,6 +142,7 @@ kiln_status gpu_copy_peer(kiln_backend_device *dst_device,
   .module_build = gpu_module_build,                    \
   .module_binary = gpu_module_binary,                  \
   .module_load_binary = gpu_module_load_binary,        \
+  .device_fingerprint = gpu_device_fingerprint,        \
   .module_unload = gpu_module_unload,                  \
   .function_get = gpu_function_get,                    \
   .function_release = gpu_function_release,           \

@@ -3,6 +3,7 @@
  * loaded from, so module_binary can hand it to the disk cache, wrapped in a
  * checksummed envelope naming the backend and architecture (gpu_binary.h)
  * that module_load_binary checks before any driver parses the image. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,23 @@ kiln_status gpu_module_load_binary(kiln_backend_device *device,
   status = load_owned(device, copy, payload_size, out);
   if (status != KILN_OK)
     return gpu_error_context(device, status, "loading a binary of %zu bytes", size);
+  return KILN_OK;
+}
+
+kiln_status gpu_device_fingerprint(kiln_backend_device *device, char *text,
+                                   size_t size) {
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(text);
+  /* versions: driver and compiler (NVRTC / hiprtc), which together with the
+   * architecture decide between CUBIN, PTX and code object */
+  char name[256] = "", versions[128] = "";
+  kiln_status status = device->runtime->device_name(device->ordinal, name, sizeof name);
+  if (status == KILN_OK) status = device->runtime->versions(versions, sizeof versions);
+  if (status != KILN_OK)
+    return gpu_error_context(device, status, "reading its driver and compiler versions");
+  if (size > 0)
+    snprintf(text, size, "%s|%s|%s|%s", device->runtime->name, name, device->architecture,
+             versions);
   return KILN_OK;
 }
 

@@ -109,13 +109,18 @@ static void format_version(char *text, size_t size, int version) {
 }
 
 static kiln_status hip_versions(char *text, size_t size) {
-  int runtime = 0, driver = 0;
+  int runtime = 0, driver = 0, rtc_major = 0, rtc_minor = 0;
   char runtime_text[32], driver_text[32];
   KILN_RETURN_IF_ERROR(HIP_CALL(hipRuntimeGetVersion, (&runtime)));
   KILN_RETURN_IF_ERROR(HIP_CALL(hipDriverGetVersion, (&driver)));
+  /* the compiler's version keys the disk cache too (device_fingerprint);
+   * hiprtcVersion is optional, and absent reads as 0.0 */
+  if (hip_rtc()->hiprtcVersion)
+    KILN_RETURN_IF_ERROR(HIPRTC_CALL(hiprtcVersion, (&rtc_major, &rtc_minor)));
   format_version(runtime_text, sizeof runtime_text, runtime);
   format_version(driver_text, sizeof driver_text, driver);
-  snprintf(text, size, "HIP %s runtime, %s driver", runtime_text, driver_text);
+  snprintf(text, size, "HIP %s runtime, %s driver, hiprtc %d.%d", runtime_text, driver_text,
+           rtc_major, rtc_minor);
   return KILN_OK;
 }
 

@@ -33,6 +33,7 @@ const kiln_backend_ops kiln_backend_opencl = {
     .module_build = kiln_opencl_module_build,
     .module_binary = kiln_opencl_module_binary,
     .module_load_binary = kiln_opencl_module_load_binary,
+    .device_fingerprint = kiln_opencl_device_fingerprint,
     .module_unload = kiln_opencl_module_unload,
     .function_get = kiln_opencl_function_get,
     .function_release = kiln_opencl_function_release,

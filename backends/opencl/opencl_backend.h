@@ -139,6 +139,7 @@ kiln_status kiln_opencl_module_binary(kiln_backend_device *device,
                                       size_t *size);
 kiln_status kiln_opencl_module_load_binary(kiln_backend_device *device, const void *binary,
                                            size_t size, kiln_backend_module **module);
+kiln_status kiln_opencl_device_fingerprint(kiln_backend_device *device, char *text, size_t size);
 void kiln_opencl_module_unload(kiln_backend_device *device, kiln_backend_module *module);
 kiln_status kiln_opencl_function_get(kiln_backend_device *device,
                                      kiln_backend_module *module, const char *name,

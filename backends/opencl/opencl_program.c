@@ -183,6 +183,16 @@ cleanup:
   return status;
 }
 
+kiln_status kiln_opencl_device_fingerprint(kiln_backend_device *device, char *text,
+                                           size_t size) {
+  KILN_CHECK_ARG(device);
+  KILN_CHECK_ARG(text);
+  /* platform name and version, device name and version, driver version,
+   * and the options every build gets */
+  if (size > 0) snprintf(text, size, "%s|%s", device->identity, OPENCL_STANDARD_OPTION);
+  return KILN_OK;
+}
+
 void kiln_opencl_module_unload(kiln_backend_device *device, kiln_backend_module *module) {
   if (!device || !module) return;
   /* kernels made from the program keep it alive until they are released */

@@ -1,10 +1,14 @@
 /* core/kernel/kernel_cache.c: compiled programs of a context, keyed by
  * (source, options, entry). Compilation runs outside the lock so that one
  * long compile does not stall other threads' lookups; if two threads
- * compile the same program at once, the second result is dropped. */
+ * compile the same program at once, the second result is dropped. A miss
+ * here asks the disk cache (kernel_disk_cache.c) before compiling, and a
+ * compile is stored there, so every kernel kiln compiles is kept across
+ * processes. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kernel/kernel_disk_cache.h"
 #include "core/kernel/kernel_internal.h"
 #include "core/runtime/log.h"
 
@@ -64,6 +68,22 @@ static kiln_program *cache_find(kiln_context *ctx, uint64_t hash, const char *ke
   return NULL;
 }
 
+/* The module of the composed source: from the disk cache, else compiled
+ * (and then stored there). */
+static kiln_status module_get(kiln_context *ctx, const char *full, const char *options,
+                              kiln_backend_module **module, char **log) {
+  kiln_disk_entry disk;
+  int use_disk = kiln_disk_entry_init(ctx, full, options, &disk);
+  if (use_disk) *module = kiln_disk_cache_load(ctx, &disk);
+  kiln_status status = KILN_OK;
+  if (!*module) {
+    status = ctx->ops->module_build(ctx->device, full, options, module, log);
+    if (status == KILN_OK && use_disk) kiln_disk_cache_store(ctx, &disk, *module);
+  }
+  if (use_disk) kiln_disk_entry_free(&disk);
+  return status;
+}
+
 /* Builds the module and finds the entry; on failure *p is left for
  * program_destroy. */
 static kiln_status program_build(kiln_context *ctx, const char *source, const char *options,
@@ -73,7 +93,7 @@ static kiln_status program_build(kiln_context *ctx, const char *source, const ch
    * the dialect's compiler would say, and costs no compile. */
   KILN_RETURN_IF_ERROR(kiln_params_parse(source, entry, &p->params, &p->nparams));
   KILN_RETURN_IF_ERROR(kiln_source_compose(ctx->ops, source, &full));
-  kiln_status status = ctx->ops->module_build(ctx->device, full, options, &p->module, &log);
+  kiln_status status = module_get(ctx, full, options, &p->module, &log);
   free(full);
   if (status == KILN_ERROR_COMPILE) {
     kiln_strbuf b = {0};

@@ -26,6 +26,7 @@ void kiln_context_options_init(kiln_context_options *options) {
   options->platform_filter = NULL;
   options->use_environment = 1;
   options->memory_pool = -1;
+  options->cache = -1;
 }
 
 /* The resolved settings, with where each came from for messages. */
@@ -35,6 +36,7 @@ typedef struct selection {
   int device;
   const char *platform_filter;
   int memory_pool;
+  kiln_disk_cache_settings disk_cache;
 } selection;
 
 static const char *env_value(const kiln_context_options *o, const char *name) {
@@ -97,7 +99,7 @@ static kiln_status selection_resolve(const kiln_context_options *o, selection *s
                             "KILN_POOL='%s' is not 0 (memory pool off) or 1 (on)", text);
     if (text) s->memory_pool = text[0] == '1';
   }
-  return KILN_OK;
+  return kiln_disk_cache_settings_resolve(o, &s->disk_cache);
 }
 
 static void config_from(kiln_context *ctx, const char *filter) {
@@ -184,6 +186,7 @@ static kiln_status context_open(const kiln_backend_ops *ops, const selection *s,
 #endif
   ctx->ops = ops;
   ctx->pool_enabled = s->memory_pool;
+  ctx->disk_cache = s->disk_cache;
   config_from(ctx, s->platform_filter);
   pthread_mutex_init(&ctx->lock, NULL);
 

@@ -11,6 +11,24 @@
 typedef struct kiln_program_cache kiln_program_cache;
 struct kiln_stream;
 
+/* Where and whether compiled programs are kept on disk, resolved from the
+ * options and the environment (context_disk_cache.c); read by
+ * core/kernel/kernel_disk_cache.c. */
+typedef struct kiln_disk_cache_settings {
+  int enabled;         /* zero: never read or write the disk */
+  char dir[4096];      /* the directory, when enabled */
+  uint64_t max_bytes;  /* size limit (> 0) */
+} kiln_disk_cache_settings;
+
+/* Fills *settings from options (cache_dir, cache, cache_max_bytes) and, for
+ * fields left at their defaults when use_environment is set, KILN_CACHE_DIR,
+ * XDG_CACHE_HOME, HOME, KILN_CACHE and KILN_CACHE_MAX_BYTES.
+ * INVALID_ARGUMENT naming the field or variable for a bad value. No
+ * directory to be found (no HOME) turns the disk cache off with a warning
+ * under KILN_LOG. */
+kiln_status kiln_disk_cache_settings_resolve(const kiln_context_options *options,
+                                             kiln_disk_cache_settings *settings);
+
 /* Frees what a layer above the context keeps in it (the program cache, the
  * memory pool); called once, when the context is destroyed. */
 typedef void (*kiln_context_teardown)(kiln_context *ctx);
@@ -31,6 +49,8 @@ struct kiln_context {
    * (core/array/pinned.c), the host staging (core/array/host_staging.c). */
   _Atomic(void *) pool, pinned, staging;
   struct kiln_stream *streams;        /* live public streams (core/runtime/stream.c) */
+  kiln_disk_cache_settings disk_cache; /* fixed at creation */
+  atomic_int disk_cache_warned; /* a failed disk write was reported at KILN_LOG=warn */
   /* Registered by the layers above (so the context never calls up into
    * them); run in reverse order of registration, before the device closes. */
   kiln_context_teardown teardowns[KILN_CONTEXT_MAX_TEARDOWNS];

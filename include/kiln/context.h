@@ -44,7 +44,8 @@ typedef struct kiln_device_info {
 
 /* Settings of a context. Fill with kiln_context_options_init() first: fields
  * left at their defaults are then taken from the environment (KILN_BACKEND,
- * KILN_DEVICE, KILN_OPENCL_PLATFORM, KILN_POOL); fields set in code win. */
+ * KILN_DEVICE, KILN_OPENCL_PLATFORM, KILN_POOL, KILN_CACHE, KILN_CACHE_DIR,
+ * KILN_CACHE_MAX_BYTES); fields set in code win. */
 typedef struct kiln_context_options {
   /* Backend name or comma list in order of preference ("cuda,opencl").
    * NULL: $KILN_BACKEND, else "cuda,hip,opencl". */
@@ -60,6 +61,19 @@ typedef struct kiln_context_options {
   /* Device memory pool (kiln/memory.h): 1 caches freed buffers, 0 frees
    * them at once. -1 (the default): $KILN_POOL (0 or 1), else 1. */
   int memory_pool;
+  /* The on-disk cache of compiled kernels (docs/environment.md), shared by
+   * every process that uses the same directory. Directory; NULL:
+   * $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else $HOME/.cache/kiln.
+   * With use_environment = 0 only this field names one (NULL: no disk
+   * cache). Created when first written. */
+  const char *cache_dir;
+  /* 1: read and write the disk cache; 0: never touch it. -1 (the default):
+   * $KILN_CACHE ("0" or "1"), else 1. */
+  int cache;
+  /* Size limit of the disk cache in bytes: past it the least recently used
+   * entries are removed. 0 (the default): $KILN_CACHE_MAX_BYTES, else
+   * 1 GiB. */
+  uint64_t cache_max_bytes;
 } kiln_context_options;
 
 /* Fills *options with the defaults described above. */
@@ -67,8 +81,9 @@ KILN_API void kiln_context_options_init(kiln_context_options *options);
 
 /* Opens a context on the first backend of the preference list that has a
  * usable device. options may be NULL (= kiln_context_options_init()).
- * Errors: INVALID_ARGUMENT for an unknown backend name or a bad KILN_DEVICE
- * value (the message names the variable and the valid values); UNAVAILABLE
+ * Errors: INVALID_ARGUMENT for an unknown backend name or a bad value of
+ * KILN_DEVICE, KILN_CACHE or KILN_CACHE_MAX_BYTES or of the matching field
+ * (the message names the variable and the valid values); UNAVAILABLE
  * when no backend asked for can be used (the message names each backend,
  * each library path tried and the vendor's reason); NOT_FOUND for a device
  * index past the backend's device count. *out is NULL on failure. */
