@@ -128,6 +128,27 @@ typedef struct kiln_ufunc_plan {
 kiln_status kiln_ufunc_dispatch(const kiln_ufunc *ufunc, const kiln_operand *inputs,
                                 const kiln_operand *outputs, kiln_ufunc_plan *plan);
 
+/* Checks one operand of a call on its own (kind, NULLs, context, host
+ * geometry; scalars and NEW only where they may be). `output` nonzero for
+ * outputs; `index` numbers it in the message. */
+kiln_status kiln_ufunc_check_operand(const kiln_ufunc *u, int output, int index,
+                                     const kiln_operand *o);
+
+/* Fills plan->nin/nout and each operand's where/array/dtype/offset/host
+ * from the operands (already checked); returns nonzero when any operand is
+ * host memory. */
+int kiln_ufunc_plan_operands(const kiln_ufunc *u, const kiln_operand *inputs,
+                             const kiln_operand *outputs, kiln_ufunc_plan *plan);
+
+/* NumPy broadcasting of the operands into plan->ndim/shape/size and each
+ * operand's strides; given outputs must have the broadcast shape exactly
+ * and must not be broadcast views. core_ndim (NULL for ufuncs) strips that
+ * many trailing (core) dims of operand j first, so only the leading (loop)
+ * dims broadcast, as in a gufunc; own_strides keep all dims. */
+kiln_status kiln_ufunc_broadcast(const kiln_ufunc *u, const kiln_operand *inputs,
+                                 const kiln_operand *outputs, const int *core_ndim,
+                                 kiln_ufunc_plan *plan);
+
 /* NumPy's can_cast(from, to, 'same_kind'). */
 int kiln_ufunc_can_cast_same_kind(kiln_dtype from, kiln_dtype to);
 
