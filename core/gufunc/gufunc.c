@@ -6,12 +6,11 @@
 
 #include "core/gufunc/gufunc_internal.h"
 
-static atomic_uint_fast64_t next_id = 1;
-
 static void gufunc_free(kiln_gufunc *g) {
   if (!g) return;
   kiln_ufunc_release(g->ufunc);
   free(g->layout_text);
+  free(g->identity);
   free(g);
 }
 
@@ -47,6 +46,22 @@ static kiln_status check_against_layout(const kiln_gufunc *g) {
   return KILN_OK;
 }
 
+static kiln_status make_identity(kiln_gufunc *g, const char *body, const char *preamble) {
+  kiln_strbuf b = {0};
+  const char *parts[4] = {g->ufunc->name, g->layout_text, preamble ? preamble : "", body};
+  for (int i = 0; i < 4; i++) kiln_strbuf_append_n(&b, parts[i], strlen(parts[i]) + 1);
+  for (int i = 0; i < g->ufunc->nsig; i++)
+    kiln_strbuf_append_n(&b, g->ufunc->sigs[i].text, strlen(g->ufunc->sigs[i].text) + 1);
+  kiln_status status = kiln_strbuf_status(&b);
+  if (status == KILN_OK) {
+    g->identity_length = b.length;
+    g->identity = b.data; /* taken over */
+  } else {
+    kiln_strbuf_free(&b);
+  }
+  return status;
+}
+
 kiln_status kiln_gufunc_make(kiln_context *ctx, const char *name, const char *layout, int nsig,
                              const char *const *signatures, const char *body,
                              const char *preamble, kiln_gufunc **out) {
@@ -67,7 +82,6 @@ kiln_status kiln_gufunc_make(kiln_context *ctx, const char *name, const char *la
     goto cleanup;
   }
   atomic_init(&g->refcount, 1);
-  g->id = atomic_fetch_add(&next_id, 1);
   status = kiln_gufunc_layout_parse(layout, &g->layout);
   if (status != KILN_OK) {
     kiln_error_prefix(status, "gufunc '%s'", name);
@@ -77,6 +91,7 @@ kiln_status kiln_gufunc_make(kiln_context *ctx, const char *name, const char *la
   status = kiln_ufunc_create_with_bodies(ctx, name, nsig, signatures, bodies, preamble,
                                          &g->ufunc);
   if (status == KILN_OK) status = check_against_layout(g);
+  if (status == KILN_OK) status = make_identity(g, body, preamble);
   if (status != KILN_OK) goto cleanup;
   *out = g;
   g = NULL;

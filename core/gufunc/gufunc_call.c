@@ -6,9 +6,11 @@
  * The kernel is specialised, and keyed in the context's program cache, by
  * signature, operand dtypes, merged loop ndim, core sizes up to
  * BAKE_MAX (constants in the body, so its loops unroll) and which core
- * strides are one element (constant 1). A repeat call hashes that short
- * key and launches: no source is generated. */
+ * strides are one element (constant 1), followed by the gufunc's text
+ * (so equal gufuncs share programs). A repeat call hashes that key (a few
+ * hundred bytes) and launches: no source is generated. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/gufunc/gufunc_internal.h"
@@ -207,9 +209,10 @@ static kiln_status unstage_outputs(kiln_gufunc *g, const kiln_operand *outputs,
   return KILN_OK;
 }
 
+/* A program's name in the context's cache: this, then the gufunc's
+ * identity (all it is made of). */
 typedef struct gufunc_key {
   char tag[8];
-  uint64_t id;
   int32_t signature, loop_ndim;
   int64_t sizes[KILN_CORE_MAX_NAMES];      /* baked sizes, -1: argument */
   uint8_t memory[KILN_UFUNC_MAX_OPERANDS]; /* dtype or KILN_UFUNC_SCALAR_SLOT */
@@ -230,7 +233,6 @@ static kiln_status launch(kiln_gufunc *g, const gufunc_plan *plan, kiln_stream *
   gufunc_key key;
   memset(&key, 0, sizeof key);
   memcpy(key.tag, "\1gufunc", 8);
-  key.id = g->id;
   key.signature = p->signature;
   int unit[KILN_UFUNC_MAX_OPERANDS][KILN_CORE_MAX_DIMS];
   int64_t strides[KILN_UFUNC_MAX_OPERANDS][KILN_CORE_MAX_DIMS];
@@ -272,9 +274,17 @@ static kiln_status launch(kiln_gufunc *g, const gufunc_plan *plan, kiln_stream *
   kiln_core_loop loop;
   kiln_gufunc_describe(g, p->signature, key.memory, key.sizes, (const int(*)[KILN_CORE_MAX_DIMS])unit,
                        layout.ndim, entry, &loop);
+  /* the key on the stack unless the gufunc is large */
+  char small[4096], *full = small;
+  size_t length = sizeof key + g->identity_length;
+  if (length > sizeof small && !(full = malloc(length)))
+    return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+  memcpy(full, &key, sizeof key);
+  memcpy(full + sizeof key, g->identity, g->identity_length);
   kiln_program *program = NULL;
-  kiln_status status = kiln_program_get_keyed(u->ctx, (const char *)&key, sizeof key, NULL,
-                                              entry, generate, &loop, &program);
+  kiln_status status = kiln_program_get_keyed(u->ctx, full, length, NULL, entry, generate,
+                                              &loop, &program);
+  if (full != small) free(full);
   if (status != KILN_OK)
     return kiln_error_prefix(status, "gufunc '%s', signature %d \"%s\"", u->name, p->signature,
                              u->sigs[p->signature].text);

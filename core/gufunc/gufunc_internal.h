@@ -33,7 +33,11 @@ struct kiln_gufunc {
   kiln_ufunc *ufunc; /* name, ctx, signatures, bodies, preamble, dispatch */
   char *layout_text;
   kiln_gufunc_core_layout layout;
-  uint64_t id; /* process-unique: names its programs in the context cache */
+  /* name, layout, preamble, signatures and body, NUL-separated: with a
+   * variant's specialisation it names a program in the context's cache, so
+   * equal gufuncs share their programs */
+  char *identity;
+  size_t identity_length;
 };
 
 /* kiln_gufunc_create; ctx may be NULL (an unbound gufunc that can only
