@@ -26,14 +26,11 @@ static kiln_status parse_error(const parser *p, int column, const char *format, 
     KILN_PRINTF(3, 4);
 
 static kiln_status parse_error(const parser *p, int column, const char *format, ...) {
-  char message[256];
   va_list args;
   va_start(args, format);
-  vsnprintf(message, sizeof message, format, args);
+  kiln_status status = kiln_syntax_error("layout", p->text, column, format, args);
   va_end(args);
-  return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                        "layout \"%s\": %s at column %d\n  %s\n  %*s^", p->text, message,
-                        column + 1, p->text, column, "");
+  return status;
 }
 
 static void skip_spaces(parser *p) {

@@ -9,6 +9,7 @@
 #define KILN_CORE_UFUNC_INTERNAL_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 
 #include "core/codegen/elementwise.h"
@@ -38,6 +39,12 @@ typedef struct kiln_ufunc_sig {
  * with a caret at the offending column, OUT_OF_MEMORY. */
 kiln_status kiln_ufunc_signature_parse(const char *text, int index, kiln_ufunc_sig *sig);
 void kiln_ufunc_signature_free(kiln_ufunc_sig *sig);
+
+/* INVALID_ARGUMENT with the message `<what> "<text>": <format...> at column
+ * N`, then the text again with a caret under the (0-based) column; shared
+ * by the parsers of signatures and gufunc layouts. */
+kiln_status kiln_syntax_error(const char *what, const char *text, int column,
+                              const char *format, va_list args);
 
 /* One compiled program: signature, merged layout ndim and the dtypes the
  * kernel reads and writes, packed for memcmp. */
