@@ -670,6 +670,9 @@ static void test_properties(kiln_context *ctx) {
   CHECK(strcmp(kiln_gufunc_name(g), "matmul") == 0);
   CHECK(strcmp(kiln_gufunc_layout(g), "(m,n),(n,p)->(m,p)") == 0);
   CHECK(kiln_gufunc_nin(g) == 2 && kiln_gufunc_nout(g) == 1);
+  CHECK(kiln_gufunc_signature_count(g) == 1);
+  CHECK(strcmp(kiln_gufunc_signature(g, 0), mm_sigs[0]) == 0);
+  CHECK(kiln_gufunc_signature(g, 1) == NULL && kiln_gufunc_signature(NULL, 0) == NULL);
   CHECK(kiln_gufunc_retain(g) == g);
   kiln_gufunc_release(g);
   kiln_gufunc_release(g);

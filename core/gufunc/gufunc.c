@@ -128,6 +128,12 @@ const char *kiln_gufunc_layout(const kiln_gufunc *gufunc) {
 }
 int kiln_gufunc_nin(const kiln_gufunc *gufunc) { return gufunc ? gufunc->layout.nin : 0; }
 int kiln_gufunc_nout(const kiln_gufunc *gufunc) { return gufunc ? gufunc->layout.nout : 0; }
+int kiln_gufunc_signature_count(const kiln_gufunc *gufunc) {
+  return gufunc ? kiln_ufunc_signature_count(gufunc->ufunc) : 0;
+}
+const char *kiln_gufunc_signature(const kiln_gufunc *gufunc, int index) {
+  return gufunc ? kiln_ufunc_signature(gufunc->ufunc, index) : NULL;
+}
 
 void kiln_gufunc_describe(const kiln_gufunc *g, int signature, const uint8_t *memory,
                           const int64_t *sizes, const int (*unit)[KILN_CORE_MAX_DIMS],

@@ -73,6 +73,9 @@ KILN_API const char *kiln_gufunc_name(const kiln_gufunc *gufunc);
 KILN_API const char *kiln_gufunc_layout(const kiln_gufunc *gufunc);
 KILN_API int kiln_gufunc_nin(const kiln_gufunc *gufunc);
 KILN_API int kiln_gufunc_nout(const kiln_gufunc *gufunc);
+KILN_API int kiln_gufunc_signature_count(const kiln_gufunc *gufunc);
+/* Signature i as given at creation; NULL when out of range. */
+KILN_API const char *kiln_gufunc_signature(const kiln_gufunc *gufunc, int index);
 
 /* ---- calls --------------------------------------------------------------- */
 
