@@ -471,6 +471,53 @@ static void test_host_operands(kiln_context *ctx) {
   kiln_gufunc_release(g);
 }
 
+/* Host operands through many small chunks: a chunk smaller than one core
+ * block (the staging grows to hold one), a host matrix broadcast over the
+ * loop dims and staged per chunk, one uploaded whole, a device input and
+ * host output mixed, strided host memory in and out. */
+static void test_host_chunks(kiln_context *ctx) {
+  static const char *const sigs[] = {"(float64 y)(float64 M, float64 v)"};
+  kiln_gufunc *g = make(ctx, "matvec_h", "(n,m),(m)->(n)", 1, sigs,
+                        "for (int64_t i = 0; i < n; i++) {\n"
+                        "  double s = 0;\n"
+                        "  for (int64_t j = 0; j < m; j++) s += M(i, j) * v(j);\n"
+                        "  y(i) = s;\n"
+                        "}",
+                        NULL);
+  CHECK_STATUS(kiln_gufunc_set_host_chunk_bytes(g, 0), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_gufunc_set_host_chunk_bytes(NULL, 64), KILN_ERROR_INVALID_ARGUMENT);
+  enum { B = 3, L = 10, N = 7, M = 6 };
+  static double mat[N][M], vec[B][L][M], out[B][L][N], mat_t[M][N];
+  harness_fill_random(mat, KILN_FLOAT64, N * M, -1, 1);
+  harness_fill_random(vec, KILN_FLOAT64, B * L * M, -1, 1);
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) mat_t[j][i] = mat[i][j];
+  int64_t ms[2] = {N, M}, vs[3] = {B, L, M}, ys[3] = {B, L, N};
+  int64_t mt_strides[2] = {sizeof(double), N * sizeof(double)}; /* mat_t read as mat */
+  static const size_t chunks[] = {100, 4096, 1 << 20};
+  kiln_array *dv = NULL;
+  CHECK_OK(kiln_array_from_host(ctx, KILN_FLOAT64, 3, vs, NULL, vec, &dv));
+  for (int t = 0; t < 3; t++)
+    for (int form = 0; form < 2; form++) {
+      CHECK_OK(kiln_gufunc_set_host_chunk_bytes(g, chunks[t]));
+      memset(out, 0, sizeof out);
+      kiln_operand in[2] = {kiln_operand_host(mat_t, KILN_FLOAT64, 2, ms, mt_strides),
+                            form ? kiln_operand_array(dv)
+                                 : kiln_operand_host(vec, KILN_FLOAT64, 3, vs, NULL)};
+      kiln_operand o[1] = {kiln_operand_host_output(out, KILN_FLOAT64, 3, ys, NULL)};
+      CHECK_OK(kiln_gufunc_call(g, 2, in, 1, o, NULL));
+      for (int b = 0; b < B; b++)
+        for (int l = 0; l < L; l++)
+          for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int j = 0; j < M; j++) s += mat[i][j] * vec[b][l][j];
+            CHECK_CLOSE(out[b][l][i], s, 1e-12, 1e-14);
+          }
+    }
+  kiln_array_release(dv);
+  kiln_gufunc_release(g);
+}
+
 /* ---- size 0 ---------------------------------------------------------------- */
 
 static void test_size_zero(kiln_context *ctx) {
@@ -690,6 +737,7 @@ static const harness_test tests[] = {
     {"three_core_dims", test_three_core_dims},
     {"dispatch_casts", test_dispatch_casts},
     {"host_operands", test_host_operands},
+    {"host_chunks", test_host_chunks},
     {"size_zero", test_size_zero},
     {"preamble_helper", test_preamble_helper},
     {"bad_create", test_bad_create},

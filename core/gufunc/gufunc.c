@@ -131,6 +131,11 @@ int kiln_gufunc_nout(const kiln_gufunc *gufunc) { return gufunc ? gufunc->layout
 int kiln_gufunc_signature_count(const kiln_gufunc *gufunc) {
   return gufunc ? kiln_ufunc_signature_count(gufunc->ufunc) : 0;
 }
+kiln_status kiln_gufunc_set_host_chunk_bytes(kiln_gufunc *gufunc, size_t bytes) {
+  KILN_CHECK_ARG(gufunc);
+  return kiln_ufunc_set_host_chunk_bytes(gufunc->ufunc, bytes);
+}
+
 const char *kiln_gufunc_signature(const kiln_gufunc *gufunc, int index) {
   return gufunc ? kiln_ufunc_signature(gufunc->ufunc, index) : NULL;
 }

@@ -17,12 +17,11 @@
 
 #define BAKE_MAX 16 /* core sizes up to this become constants */
 
+_Static_assert(KILN_CORE_MAX_DIMS == KILN_UFUNC_MAX_CORE_DIMS, "core dims of a plan");
+
 typedef struct gufunc_plan {
-  kiln_ufunc_plan loop; /* the loop dims, as a ufunc call's plan */
-  int core_ndim[KILN_UFUNC_MAX_OPERANDS];
+  kiln_ufunc_plan loop; /* a ufunc call's plan over the loop dims, with core dims */
   int64_t sizes[KILN_CORE_MAX_NAMES]; /* bound core sizes, -1 while unbound */
-  int64_t core_strides[KILN_UFUNC_MAX_OPERANDS][KILN_CORE_MAX_DIMS]; /* bytes */
-  kiln_array *staged[KILN_UFUNC_MAX_OPERANDS]; /* device copies of host operands */
 } gufunc_plan;
 
 static const char *role(int output) { return output ? "output" : "input"; }
@@ -128,27 +127,23 @@ static kiln_status bind_core(const kiln_gufunc *g, const kiln_operand *inputs,
   return KILN_OK;
 }
 
-/* Core strides of operand j (bytes) from its full strides, whose loop part
- * has already been read by the broadcaster. */
-static void take_core_strides(gufunc_plan *plan, int j, const int64_t *full_strides,
-                              int full_ndim) {
-  for (int c = 0; c < plan->core_ndim[j]; c++)
-    plan->core_strides[j][c] = full_strides[full_ndim - plan->core_ndim[j] + c];
-}
-
-/* Points operand j at device array a (the operand's own full shape). */
-static void use_device_array(gufunc_plan *plan, int j, const kiln_array *a) {
-  kiln_ufunc_operand_plan *op = &plan->loop.operands[j];
-  int own = a->ndim - plan->core_ndim[j]; /* loop dims of the array */
-  op->where = KILN_UFUNC_DEVICE;
-  op->array = a;
-  op->dtype = a->dtype;
-  op->offset = a->offset;
-  for (int d = 0; d < plan->loop.ndim; d++) {
-    int o = d - (plan->loop.ndim - own);
-    op->strides[d] = o < 0 || a->shape[o] == 1 ? 0 : a->strides[o];
+/* Operand j's core shape and strides (bytes) from its full shape and
+ * strides, whose loop part the broadcaster has read; checks that loop and
+ * core dims fit one view. */
+static kiln_status take_core(const kiln_gufunc *g, kiln_ufunc_plan *plan, int j,
+                             const int64_t *full_shape, const int64_t *full_strides,
+                             int full_ndim) {
+  int core = plan->core_ndim[j];
+  if (plan->ndim + core > KILN_MAX_DIMS)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "gufunc '%s': %d loop dims and %d core dims of %s %d exceed %d dims",
+                          g->ufunc->name, plan->ndim, core, role(j >= plan->nin),
+                          j >= plan->nin ? j - plan->nin : j, KILN_MAX_DIMS);
+  for (int c = 0; c < core; c++) {
+    plan->core_shape[j][c] = full_shape[full_ndim - core + c];
+    plan->core_strides[j][c] = full_strides[full_ndim - core + c];
   }
-  take_core_strides(plan, j, a->strides, a->ndim);
+  return KILN_OK;
 }
 
 /* NEW outputs: the loop shape then the core sizes. */
@@ -170,41 +165,12 @@ static kiln_status allocate_outputs(kiln_gufunc *g, const kiln_operand *outputs,
     kiln_array *a = NULL;
     KILN_RETURN_IF_ERROR(kiln_array_alloc(g->ufunc->ctx, sig->dtypes[j], ndim, shape, &a));
     *outputs[k].value.result = a;
-    use_device_array(plan, j, a);
-  }
-  return KILN_OK;
-}
-
-/* Host inputs are uploaded whole, host outputs get a device array each
- * (written back by unstage_outputs). */
-static kiln_status stage_host(kiln_gufunc *g, const kiln_operand *inputs,
-                              const kiln_operand *outputs, gufunc_plan *plan) {
-  const kiln_gufunc_core_layout *l = &g->layout;
-  for (int j = 0; j < l->nin + l->nout; j++) {
-    const kiln_operand *o = j < l->nin ? &inputs[j] : &outputs[j - l->nin];
-    if (o->kind != KILN_OPERAND_HOST) continue;
-    const kiln_ufunc_operand_plan *op = &plan->loop.operands[j];
-    int ndim = o->value.host.ndim;
-    if (j < l->nin)
-      KILN_RETURN_IF_ERROR(kiln_array_from_host(g->ufunc->ctx, o->dtype, ndim,
-                                                o->value.host.shape, op->own_strides,
-                                                o->value.host.data, &plan->staged[j]));
-    else
-      KILN_RETURN_IF_ERROR(kiln_array_alloc(g->ufunc->ctx, o->dtype, ndim, o->value.host.shape,
-                                            &plan->staged[j]));
-    use_device_array(plan, j, plan->staged[j]);
-  }
-  return KILN_OK;
-}
-
-static kiln_status unstage_outputs(kiln_gufunc *g, const kiln_operand *outputs,
-                                   gufunc_plan *plan) {
-  const kiln_gufunc_core_layout *l = &g->layout;
-  for (int k = 0; k < l->nout; k++) {
-    if (outputs[k].kind != KILN_OPERAND_HOST) continue;
-    const kiln_ufunc_operand_plan *op = &plan->loop.operands[l->nin + k];
-    KILN_RETURN_IF_ERROR(kiln_array_to_host(plan->staged[l->nin + k],
-                                            outputs[k].value.host.writable, op->own_strides));
+    kiln_ufunc_operand_plan *op = &plan->loop.operands[j];
+    op->array = a;
+    op->dtype = a->dtype;
+    op->offset = 0;
+    memcpy(op->strides, a->strides, (size_t)plan->loop.ndim * sizeof *op->strides);
+    KILN_RETURN_IF_ERROR(take_core(g, &plan->loop, j, a->shape, a->strides, a->ndim));
   }
   return KILN_OK;
 }
@@ -224,10 +190,19 @@ static kiln_status generate(void *data, kiln_strbuf *source) {
   return KILN_OK;
 }
 
-static kiln_status launch(kiln_gufunc *g, const gufunc_plan *plan, kiln_stream *stream) {
+/* The plan's launcher: `full` holds one view per array operand (operand
+ * order) of the loop box then the operand's core dims. The loop dims go
+ * through the element-wise planner; the core strides become kernel
+ * arguments or constants. */
+static kiln_status launch(void *self, const kiln_ufunc_plan *p, const kiln_array *const *full,
+                          kiln_stream *stream) {
+  kiln_gufunc *g = self;
   const kiln_ufunc *u = g->ufunc;
-  const kiln_ufunc_plan *p = &plan->loop;
   int nops = u->nin + u->nout;
+  int64_t sizes[KILN_CORE_MAX_NAMES];
+  for (int d = 0; d < KILN_CORE_MAX_NAMES; d++) sizes[d] = 0;
+  for (int j = 0; j < nops; j++)
+    for (int c = 0; c < p->core_ndim[j]; c++) sizes[g->layout.dims[j][c]] = p->core_shape[j][c];
   kiln_array views[KILN_UFUNC_MAX_OPERANDS];
   const kiln_array *pointers[KILN_UFUNC_MAX_OPERANDS];
   gufunc_key key;
@@ -243,55 +218,58 @@ static kiln_status launch(kiln_gufunc *g, const gufunc_plan *plan, kiln_stream *
       key.memory[j] = KILN_UFUNC_SCALAR_SLOT;
       continue;
     }
-    key.memory[j] = (uint8_t)op->dtype;
-    int64_t itemsize = (int64_t)kiln_dtype_size(op->dtype);
-    for (int c = 0; c < plan->core_ndim[j]; c++) {
-      if (plan->core_strides[j][c] % itemsize != 0)
+    const kiln_array *f = full[n];
+    key.memory[j] = (uint8_t)f->dtype;
+    int64_t itemsize = (int64_t)kiln_dtype_size(f->dtype);
+    for (int c = 0; c < p->core_ndim[j]; c++) {
+      int64_t bytes = f->strides[p->ndim + c];
+      if (bytes % itemsize != 0)
         return kiln_error_set(KILN_ERROR_INTERNAL, "core stride not a multiple of its itemsize");
-      strides[j][c] = plan->core_strides[j][c] / itemsize;
-      unit[j][c] = strides[j][c] == 1 || plan->sizes[g->layout.dims[j][c]] <= 1;
+      strides[j][c] = bytes / itemsize;
+      unit[j][c] = strides[j][c] == 1 || p->core_shape[j][c] <= 1;
       key.unit[j] |= (uint8_t)(unit[j][c] << c);
     }
-    kiln_array *v = &views[n];
-    v->buffer = op->array->buffer;
-    v->dtype = op->dtype;
+    kiln_array *v = &views[n]; /* the loop dims lead */
+    v->buffer = f->buffer;
+    v->dtype = f->dtype;
+    v->offset = f->offset;
     v->ndim = p->ndim;
-    v->size = p->size;
-    v->offset = op->offset;
+    v->size = 1;
     for (int d = 0; d < p->ndim; d++) {
-      v->shape[d] = p->shape[d];
-      v->strides[d] = op->strides[d];
+      v->shape[d] = f->shape[d];
+      v->strides[d] = f->strides[d];
+      v->size *= v->shape[d];
     }
     pointers[n++] = v;
   }
-  if (p->size == 0) return KILN_OK;
+  if (n == 0 || pointers[0]->size == 0) return KILN_OK;
   kiln_ew_layout layout;
   KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(n, pointers, &layout));
   key.loop_ndim = layout.ndim;
   for (int d = 0; d < g->layout.nnames; d++)
-    key.sizes[d] = plan->sizes[d] <= BAKE_MAX ? plan->sizes[d] : -1;
+    key.sizes[d] = sizes[d] <= BAKE_MAX ? sizes[d] : -1;
   char entry[96];
   kiln_core_loop loop;
   kiln_gufunc_describe(g, p->signature, key.memory, key.sizes, (const int(*)[KILN_CORE_MAX_DIMS])unit,
                        layout.ndim, entry, &loop);
   /* the key on the stack unless the gufunc is large */
-  char small[4096], *full = small;
+  char small[4096], *name = small;
   size_t length = sizeof key + g->identity_length;
-  if (length > sizeof small && !(full = malloc(length)))
+  if (length > sizeof small && !(name = malloc(length)))
     return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
-  memcpy(full, &key, sizeof key);
-  memcpy(full + sizeof key, g->identity, g->identity_length);
+  memcpy(name, &key, sizeof key);
+  memcpy(name + sizeof key, g->identity, g->identity_length);
   kiln_program *program = NULL;
-  kiln_status status = kiln_program_get_keyed(u->ctx, full, length, NULL, entry, generate,
+  kiln_status status = kiln_program_get_keyed(u->ctx, name, length, NULL, entry, generate,
                                               &loop, &program);
-  if (full != small) free(full);
+  if (name != small) free(name);
   if (status != KILN_OK)
     return kiln_error_prefix(status, "gufunc '%s', signature %d \"%s\"", u->name, p->signature,
                              u->sigs[p->signature].text);
   kiln_ew_signature sig;
   kiln_core_loop_ew_signature(&loop, &sig);
   int64_t extra[KILN_EW_MAX_EXTRA];
-  int nextra = kiln_core_loop_extra(&loop, plan->sizes, (const int64_t(*)[KILN_CORE_MAX_DIMS])strides,
+  int nextra = kiln_core_loop_extra(&loop, sizes, (const int64_t(*)[KILN_CORE_MAX_DIMS])strides,
                                     extra);
   const void *scalars[KILN_EW_MAX_SCALARS];
   for (int s = 0; s < p->nscalars; s++) scalars[s] = p->scalars[s];
@@ -306,21 +284,44 @@ static kiln_status call(kiln_gufunc *g, const kiln_operand *inputs, const kiln_o
   for (int k = 0; k < u->nout; k++)
     KILN_RETURN_IF_ERROR(kiln_ufunc_check_operand(u, 1, k, &outputs[k]));
   KILN_RETURN_IF_ERROR(check_core_room(g, inputs, outputs));
-  int any_host = kiln_ufunc_plan_operands(u, inputs, outputs, &plan->loop);
-  memcpy(plan->core_ndim, g->layout.ndim, sizeof plan->core_ndim);
-  KILN_RETURN_IF_ERROR(kiln_ufunc_dispatch(u, inputs, outputs, &plan->loop));
+  kiln_ufunc_plan *p = &plan->loop;
+  int any_host = kiln_ufunc_plan_operands(u, inputs, outputs, p);
+  memcpy(p->core_ndim, g->layout.ndim, sizeof p->core_ndim);
+  p->launch = launch;
+  p->launch_self = g;
+  KILN_RETURN_IF_ERROR(kiln_ufunc_dispatch(u, inputs, outputs, p));
   KILN_RETURN_IF_ERROR(bind_core(g, inputs, outputs, plan));
-  KILN_RETURN_IF_ERROR(kiln_ufunc_broadcast(u, inputs, outputs, plan->core_ndim, &plan->loop));
+  KILN_RETURN_IF_ERROR(kiln_ufunc_broadcast(u, inputs, outputs, p->core_ndim, p));
   for (int j = 0; j < u->nin + u->nout; j++) {
-    const kiln_ufunc_operand_plan *op = &plan->loop.operands[j];
-    if (op->own_shape) take_core_strides(plan, j, op->own_strides, op->own_ndim + plan->core_ndim[j]);
+    const kiln_ufunc_operand_plan *op = &p->operands[j];
+    if (op->own_shape)
+      KILN_RETURN_IF_ERROR(take_core(g, p, j, op->own_shape, op->own_strides,
+                                     op->own_ndim + p->core_ndim[j]));
   }
   KILN_RETURN_IF_ERROR(allocate_outputs(g, outputs, plan));
-  if (!any_host) return launch(g, plan, stream);
-  KILN_RETURN_IF_ERROR(kiln_stream_synchronize(u->ctx, stream));
-  KILN_RETURN_IF_ERROR(stage_host(g, inputs, outputs, plan));
-  KILN_RETURN_IF_ERROR(launch(g, plan, NULL));
-  return unstage_outputs(g, outputs, plan);
+  if (any_host) return kiln_ufunc_run_host(u, p, stream);
+  /* device path: views of the loop shape and each operand's core dims */
+  kiln_array views[KILN_UFUNC_MAX_OPERANDS];
+  const kiln_array *pointers[KILN_UFUNC_MAX_OPERANDS];
+  int n = 0;
+  for (int j = 0; j < u->nin + u->nout; j++) {
+    const kiln_ufunc_operand_plan *op = &p->operands[j];
+    if (op->where == KILN_UFUNC_BY_VALUE) continue;
+    kiln_array *v = &views[n];
+    v->buffer = op->array->buffer;
+    v->dtype = op->dtype;
+    v->offset = op->offset;
+    v->ndim = p->ndim + p->core_ndim[j];
+    v->size = 1;
+    for (int d = 0; d < v->ndim; d++) {
+      int core = d - p->ndim;
+      v->shape[d] = core < 0 ? p->shape[d] : p->core_shape[j][core];
+      v->strides[d] = core < 0 ? op->strides[d] : p->core_strides[j][core];
+      v->size *= v->shape[d];
+    }
+    pointers[n++] = v;
+  }
+  return launch(g, p, pointers, stream);
 }
 
 kiln_status kiln_gufunc_call(kiln_gufunc *gufunc, int nin, const kiln_operand *inputs, int nout,
@@ -342,7 +343,6 @@ kiln_status kiln_gufunc_call(kiln_gufunc *gufunc, int nin, const kiln_operand *i
   gufunc_plan plan;
   memset(&plan, 0, sizeof plan);
   kiln_status status = call(gufunc, inputs, outputs, stream, &plan);
-  for (int j = 0; j < KILN_UFUNC_MAX_OPERANDS; j++) kiln_array_release(plan.staged[j]);
   if (status != KILN_OK) {
     for (int k = 0; k < nout; k++) {
       if (outputs[k].kind != KILN_OPERAND_NEW || !outputs[k].value.result) continue;

@@ -236,6 +236,9 @@ static kiln_status run_device(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_s
 
 int kiln_ufunc_plan_operands(const kiln_ufunc *u, const kiln_operand *inputs,
                              const kiln_operand *outputs, kiln_ufunc_plan *plan) {
+  memset(plan->core_ndim, 0, sizeof plan->core_ndim);
+  plan->launch = NULL;
+  plan->launch_self = NULL;
   plan->nin = u->nin;
   plan->nout = u->nout;
   int any_host = 0;

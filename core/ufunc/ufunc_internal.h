@@ -117,7 +117,16 @@ typedef struct kiln_ufunc_operand_plan {
   int scalar;                       /* BY_VALUE: index into scalars */
 } kiln_ufunc_operand_plan;
 
-typedef struct kiln_ufunc_plan {
+#define KILN_UFUNC_MAX_CORE_DIMS 8
+
+typedef struct kiln_ufunc_plan kiln_ufunc_plan;
+
+/* Runs a plan over views (see kiln_ufunc_launch); a plan's `launch` hook. */
+typedef kiln_status (*kiln_ufunc_launcher)(void *self, const kiln_ufunc_plan *plan,
+                                           const kiln_array *const *views,
+                                           kiln_stream *stream);
+
+struct kiln_ufunc_plan {
   int signature;
   int nin, nout;
   int ndim;
@@ -127,7 +136,17 @@ typedef struct kiln_ufunc_plan {
   int nscalars;
   kiln_dtype scalar_dtypes[KILN_EW_MAX_SCALARS];
   unsigned char scalars[KILN_EW_MAX_SCALARS][8]; /* values in the signature's dtype */
-} kiln_ufunc_plan;
+  /* Generalized ufuncs (core/gufunc/): operand j's views have core_ndim[j]
+   * more dims after the loop dims, of core_shape[j] and byte strides
+   * core_strides[j] (its device array's or host memory's), and `launch`
+   * runs views of loop + core dims. Ufuncs: core_ndim 0, launch NULL
+   * (kiln_ufunc_launch), as kiln_ufunc_plan_operands sets them. */
+  int core_ndim[KILN_UFUNC_MAX_OPERANDS];
+  int64_t core_shape[KILN_UFUNC_MAX_OPERANDS][KILN_UFUNC_MAX_CORE_DIMS];
+  int64_t core_strides[KILN_UFUNC_MAX_OPERANDS][KILN_UFUNC_MAX_CORE_DIMS];
+  kiln_ufunc_launcher launch;
+  void *launch_self;
+};
 
 /* Picks the signature for the inputs (see kiln/ufunc.h), checks given
  * outputs' dtypes (same_kind), and converts scalar inputs into
@@ -180,8 +199,9 @@ void kiln_ufunc_entry(const kiln_ufunc *ufunc, char *out, size_t size);
 kiln_status kiln_ufunc_launch(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
                               const kiln_array *const *views, kiln_stream *stream);
 
-/* Runs a plan with host operands through pinned staging in chunks; returns
- * when all is written. NEW outputs are already allocated (DEVICE). */
+/* Runs a plan with host operands through pinned staging in chunks (of the
+ * loop dims, core dims whole); returns when all is written. NEW outputs
+ * are already allocated (DEVICE). */
 kiln_status kiln_ufunc_run_host(kiln_ufunc *ufunc, kiln_ufunc_plan *plan,
                                 kiln_stream *stream);
 

@@ -77,6 +77,11 @@ KILN_API int kiln_gufunc_signature_count(const kiln_gufunc *gufunc);
 /* Signature i as given at creation; NULL when out of range. */
 KILN_API const char *kiln_gufunc_signature(const kiln_gufunc *gufunc, int index);
 
+/* Bytes of each host operand staged per chunk of loop elements on the host
+ * path (default 8 MiB; one loop element's core block is always staged
+ * whole, even when larger). Errors: INVALID_ARGUMENT for 0. */
+KILN_API kiln_status kiln_gufunc_set_host_chunk_bytes(kiln_gufunc *gufunc, size_t bytes);
+
 /* ---- calls --------------------------------------------------------------- */
 
 /* Applies the gufunc. nin and nout must equal the gufunc's; operands are
@@ -94,9 +99,10 @@ KILN_API const char *kiln_gufunc_signature(const kiln_gufunc *gufunc, int index)
  * Any view works without a copy: columns, transposes, negative steps.
  *
  * Device operands only: the kernel is queued on `stream` (NULL: the
- * default stream) and the call returns. Any host operand: the call waits
- * for `stream`, uploads the host inputs, runs, writes the host outputs and
- * returns when they are written.
+ * default stream) and the call returns. Any host operand: as a ufunc call,
+ * the call waits for `stream`, stages host data through pinned buffers in
+ * chunks of loop elements on its own streams, and returns when every
+ * output is written.
  *
  * Errors: INVALID_ARGUMENT (operand counts, bad operands, too few dims for
  * the core dims, core size mismatch: the message names the dimension, both
