@@ -1,7 +1,7 @@
 /* core/gufunc/gufunc_catalog.c: gufunc kernels for the compile checks on
  * GPU targets absent from the machine (core/kernel/kernel_catalog.h): the
  * tutorials' gufuncs (l2_norm, polar, average through a helper, matrix
- * multiply, matrix-vector product) at the variants a call makes: core
+ * multiply, matrix-vector product, cross product) at the variants a call makes: core
  * sizes baked and passed, unit and general core strides, contiguous and
  * strided loops, a scalar input, casts on load and store. */
 #include <stdio.h>
@@ -18,11 +18,14 @@ static const sample samples[] = {
      "float s = 0; for (int64_t i = 0; i < n; i++) s += x(i) * x(i); return sqrt(s);", NULL},
     {"polar", "(i)->(i)", "(float32 rt)(float32 xy)",
      "rt(0) = sqrt(xy(0) * xy(0) + xy(1) * xy(1)); rt(1) = atan2(xy(1), xy(0));", NULL},
-    {"average", "(n)->()", "(float64 mean)(float64 row)",
-     "double v[64]; for (int64_t i = 0; i < n && i < 64; i++) v[i] = row(i);\n"
-     "mean = row_sum(v, n < 64 ? n : 64) / n;",
-     "KILN_DEVICE double row_sum(const double *v, int64_t n) {\n"
-     "  double s = 0; for (int64_t i = 0; i < n; i++) s += v[i]; return s;\n}\n"},
+    {"average", "(i)->()", "(float32 out)(float32 row)",
+     "out = row_sum(KILN_DATA(row), KILN_STRIDE(row, 0), i) / i;",
+     "KILN_DEVICE float row_sum(KILN_GLOBAL const float *row, int64_t stride, int64_t n) {\n"
+     "  float s = 0; for (int64_t i = 0; i < n; i++) s += row[i * stride]; return s;\n}\n"},
+    {"matvec", "(n,m),(m)->(n)", "(float32 y)(float32 M, float32 v)",
+     "for (int64_t i = 0; i < n; i++) {\n"
+     "  double s = 0; for (int64_t j = 0; j < m; j++) s += M(i, j) * v(j); y(i) = s; }",
+     NULL},
     {"matmul", "(m,n),(n,p)->(m,p)", "(float64 C)(float64 A, float64 B)",
      "for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < p; j++) {\n"
      "  double s = 0; for (int64_t k = 0; k < n; k++) s += A(i, k) * B(k, j); C(i, j) = s; }",
@@ -49,7 +52,8 @@ static void add_variant(const kiln_gufunc *g, int v, kiln_strbuf *b) {
   int unit[KILN_UFUNC_MAX_OPERANDS][KILN_CORE_MAX_DIMS];
   for (int j = 0; j < u->nin + u->nout; j++) {
     memory[j] = (uint8_t)s->dtypes[j];
-    if (v == 2 && j < u->nin) memory[j] = KILN_INT16;
+    /* helpers take the block's pointer: keep its type where a preamble is */
+    if (v == 2 && j < u->nin && !u->preamble) memory[j] = KILN_INT16;
     if (v == 2 && j >= u->nin && l->ndim[j] == 0) memory[j] = KILN_FLOAT64;
     if (v == 2 && j == 1 && j < u->nin && l->ndim[j] == 0) memory[j] = KILN_UFUNC_SCALAR_SLOT;
     for (int c = 0; c < KILN_CORE_MAX_DIMS; c++) unit[j][c] = v == 0 && c == l->ndim[j] - 1;
