@@ -1,7 +1,10 @@
 /* core/gufunc/gufunc_call.c: a gufunc call: operand checks and dispatch
  * (the ufunc's), binding the core dims by name, NumPy broadcasting of the
  * loop dims (the ufunc's broadcaster with the core dims stripped), output
- * allocation, host staging, and one launch of a core-loop kernel.
+ * allocation, and one launch of a core-loop kernel over views of loop +
+ * core dims; with host operands the ufunc's host path (ufunc_host.c)
+ * stages them in chunks of loop elements and calls that launcher per
+ * chunk.
  *
  * The kernel is specialised, and keyed in the context's program cache, by
  * signature, operand dtypes, merged loop ndim, core sizes up to
