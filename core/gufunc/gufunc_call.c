@@ -331,10 +331,7 @@ kiln_status kiln_gufunc_call(kiln_gufunc *gufunc, int nin, const kiln_operand *i
                              const kiln_operand *outputs, kiln_stream *stream) {
   KILN_CHECK_ARG(gufunc);
   const kiln_gufunc_core_layout *l = &gufunc->layout;
-  if (outputs && nout == l->nout)
-    for (int k = 0; k < nout; k++)
-      if (outputs[k].kind == KILN_OPERAND_NEW && outputs[k].value.result)
-        *outputs[k].value.result = NULL;
+  if (nout == l->nout) kiln_ufunc_clear_new_outputs(nout, outputs, 0);
   if (nin != l->nin || nout != l->nout)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "gufunc '%s' (layout \"%s\") takes %d input%s and %d output%s, %d "
@@ -346,12 +343,6 @@ kiln_status kiln_gufunc_call(kiln_gufunc *gufunc, int nin, const kiln_operand *i
   gufunc_plan plan;
   memset(&plan, 0, sizeof plan);
   kiln_status status = call(gufunc, inputs, outputs, stream, &plan);
-  if (status != KILN_OK) {
-    for (int k = 0; k < nout; k++) {
-      if (outputs[k].kind != KILN_OPERAND_NEW || !outputs[k].value.result) continue;
-      kiln_array_release(*outputs[k].value.result);
-      *outputs[k].value.result = NULL;
-    }
-  }
+  if (status != KILN_OK) kiln_ufunc_clear_new_outputs(nout, outputs, 1);
   return status;
 }

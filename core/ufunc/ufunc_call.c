@@ -282,13 +282,18 @@ static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_op
   return run_device(u, plan, stream);
 }
 
+void kiln_ufunc_clear_new_outputs(int nout, const kiln_operand *outputs, int release) {
+  for (int k = 0; outputs && k < nout; k++) {
+    if (outputs[k].kind != KILN_OPERAND_NEW || !outputs[k].value.result) continue;
+    if (release) kiln_array_release(*outputs[k].value.result);
+    *outputs[k].value.result = NULL;
+  }
+}
+
 kiln_status kiln_ufunc_call(kiln_ufunc *ufunc, int nin, const kiln_operand *inputs, int nout,
                             const kiln_operand *outputs, kiln_stream *stream) {
   KILN_CHECK_ARG(ufunc);
-  if (outputs && nout == ufunc->nout)
-    for (int k = 0; k < nout; k++)
-      if (outputs[k].kind == KILN_OPERAND_NEW && outputs[k].value.result)
-        *outputs[k].value.result = NULL;
+  if (nout == ufunc->nout) kiln_ufunc_clear_new_outputs(nout, outputs, 0);
   if (nin != ufunc->nin || nout != ufunc->nout)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "ufunc '%s' takes %d input%s and %d output%s, %d and %d given",
@@ -298,12 +303,6 @@ kiln_status kiln_ufunc_call(kiln_ufunc *ufunc, int nin, const kiln_operand *inpu
   KILN_CHECK_ARG(outputs);
   kiln_ufunc_plan plan;
   kiln_status status = call(ufunc, inputs, outputs, stream, &plan);
-  if (status != KILN_OK) {
-    for (int k = 0; k < nout; k++) {
-      if (outputs[k].kind != KILN_OPERAND_NEW || !outputs[k].value.result) continue;
-      kiln_array_release(*outputs[k].value.result);
-      *outputs[k].value.result = NULL;
-    }
-  }
+  if (status != KILN_OK) kiln_ufunc_clear_new_outputs(nout, outputs, 1);
   return status;
 }

@@ -175,6 +175,10 @@ kiln_status kiln_ufunc_broadcast(const kiln_ufunc *u, const kiln_operand *inputs
                                  const kiln_operand *outputs, const int *core_ndim,
                                  kiln_ufunc_plan *plan);
 
+/* Sets every NEW output's *result to NULL, releasing what it held first
+ * when `release` (a failed call's cleanup). outputs may be NULL. */
+void kiln_ufunc_clear_new_outputs(int nout, const kiln_operand *outputs, int release);
+
 /* NumPy's can_cast(from, to, 'same_kind'). */
 int kiln_ufunc_can_cast_same_kind(kiln_dtype from, kiln_dtype to);
 
