@@ -662,6 +662,10 @@ static void test_bad_calls(kiln_context *ctx) {
   kiln_operand in2[2] = {kiln_operand_array(a), kiln_operand_array(v)};
   CHECK_STATUS(kiln_gufunc_call(mm, 2, in2, 1, o, NULL), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("input 1 has 1 dim, too few for its core dims (n, p)");
+  /* a NULL array */
+  kiln_operand in7[2] = {kiln_operand_array(NULL), kiln_operand_array(b)};
+  CHECK_STATUS(kiln_gufunc_call(mm, 2, in7, 1, o, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("gufunc 'matmul': input 0 is a NULL array");
   /* a scalar for an operand with core dims */
   kiln_operand in3[2] = {kiln_operand_array(a), kiln_operand_float(2)};
   CHECK_STATUS(kiln_gufunc_call(mm, 2, in3, 1, o, NULL), KILN_ERROR_INVALID_ARGUMENT);
@@ -675,7 +679,7 @@ static void test_bad_calls(kiln_context *ctx) {
   /* loop dims that do not broadcast: (2,) against (3,) */
   kiln_operand in4[2] = {kiln_operand_array(la), kiln_operand_array(lbb)};
   CHECK_STATUS(kiln_gufunc_call(mm, 2, in4, 1, o, NULL), KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_ERROR_CONTAINS("broadcast");
+  CHECK_ERROR_CONTAINS("gufunc 'matmul': operands could not be broadcast");
   /* an output of the wrong core shape, and of the wrong loop shape */
   int64_t cs[2] = {3, 3}, cl[3] = {2, 3, 2};
   kiln_array *wrong = NULL, *wrong_loop = NULL;
@@ -693,11 +697,25 @@ static void test_bad_calls(kiln_context *ctx) {
   CHECK_STATUS(kiln_gufunc_call(mm, 2, in6, 1, owl, NULL), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("could not be broadcast");
   kiln_array_release(a534);
+  /* an output broadcast along a core dim */
+  kiln_array *row = NULL, *spread = NULL;
+  int64_t one[2] = {3, 1}, wide[2] = {3, 2};
+  CHECK_OK(kiln_array_empty(ctx, KILN_FLOAT64, 2, one, &row));
+  CHECK_OK(kiln_array_broadcast_to(row, 2, wide, &spread));
+  kiln_operand osp[1] = {kiln_operand_array(spread)};
+  CHECK_STATUS(kiln_gufunc_call(mm, 2, in5, 1, osp, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("stride 0 along core dim 1");
+  kiln_array_release(row);
+  kiln_array_release(spread);
   /* a core dim only outputs have, with the output allocated */
   static const char *const zsig[] = {"(float32 y)(float32 x)"};
   kiln_gufunc *z = make(ctx, "widen", "(n)->(k)", 1, zsig, "", NULL);
   kiln_array *v32 = random_array(ctx, KILN_FLOAT32, 1, vs, -1, 1);
   kiln_operand zin[1] = {kiln_operand_array(v32)};
+  /* no signature for float64 (float32 only) */
+  kiln_operand z64[1] = {kiln_operand_array(v)};
+  CHECK_STATUS(kiln_gufunc_call(z, 1, z64, 1, o, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("gufunc 'widen' has no signature for inputs (float64)");
   CHECK_STATUS(kiln_gufunc_call(z, 1, zin, 1, o, NULL), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("'k' appears only in outputs");
   /* a body that does not compile */

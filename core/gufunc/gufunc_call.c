@@ -145,6 +145,11 @@ static kiln_status take_core(const kiln_gufunc *g, kiln_ufunc_plan *plan, int j,
   for (int c = 0; c < core; c++) {
     plan->core_shape[j][c] = full_shape[full_ndim - core + c];
     plan->core_strides[j][c] = full_strides[full_ndim - core + c];
+    if (j >= plan->nin && plan->core_shape[j][c] > 1 && plan->core_strides[j][c] == 0)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "gufunc '%s': output %d has stride 0 along core dim %d of extent "
+                            "%lld: a broadcast view cannot be written",
+                            g->ufunc->name, j - plan->nin, c, (long long)plan->core_shape[j][c]);
   }
   return KILN_OK;
 }
@@ -279,8 +284,29 @@ static kiln_status launch(void *self, const kiln_ufunc_plan *p, const kiln_array
   return kiln_ew_launch_extra(u->ctx, stream, program, &sig, &layout, scalars, nextra, extra);
 }
 
+/* The ufunc layer's messages name "ufunc 'x'"; a gufunc's say "gufunc". */
+static kiln_status as_gufunc(kiln_status status) {
+  const char *message = kiln_last_error();
+  if (status == KILN_OK || strncmp(message, "ufunc '", 7) != 0) return status;
+  char *copy = strdup(message);
+  if (!copy) return status;
+  kiln_error_set(status, "g%s", copy);
+  free(copy);
+  return status;
+}
+
+static kiln_status call_checked(kiln_gufunc *g, const kiln_operand *inputs,
+                                const kiln_operand *outputs, kiln_stream *stream,
+                                gufunc_plan *plan);
+
 static kiln_status call(kiln_gufunc *g, const kiln_operand *inputs, const kiln_operand *outputs,
                         kiln_stream *stream, gufunc_plan *plan) {
+  return as_gufunc(call_checked(g, inputs, outputs, stream, plan));
+}
+
+static kiln_status call_checked(kiln_gufunc *g, const kiln_operand *inputs,
+                                const kiln_operand *outputs, kiln_stream *stream,
+                                gufunc_plan *plan) {
   kiln_ufunc *u = g->ufunc;
   for (int j = 0; j < u->nin; j++)
     KILN_RETURN_IF_ERROR(kiln_ufunc_check_operand(u, 0, j, &inputs[j]));
