@@ -310,7 +310,10 @@ static void test_several_outputs_scalar(kiln_context *ctx) {
                                      "(float64 y, float64 top)(float64 x, float64 a)"};
   kiln_gufunc *g = make(ctx, "scale_max", "(n),()->(n),()", 2, sigs,
                         "top = -1e30f;\n"
-                        "for (int64_t i = 0; i < n; i++) { y(i) = a * x(i); top = fmax(top, y(i)); }",
+                        "for (int64_t i = 0; i < n; i++) {\n"
+                        "  y(i) = a * x(i);\n"
+                        "  top = fmax(top, y(i));\n"
+                        "}",
                         NULL);
   int64_t xs[3] = {2, 3, 11}, as[1] = {3};
   kiln_array *x = random_array(ctx, KILN_FLOAT32, 3, xs, -5, 5);
@@ -360,7 +363,8 @@ static void test_three_core_dims(kiln_context *ctx) {
   kiln_gufunc *g = make(ctx, "weighted", "(a,b,c)->()", 1, sigs,
                         "double s = 0;\n"
                         "for (int64_t i = 0; i < a; i++) for (int64_t j = 0; j < b; j++)\n"
-                        "  for (int64_t k = 0; k < c; k++) s += t(i, j, k) * (1 + i + 2 * j + 3 * k);\n"
+                        "  for (int64_t k = 0; k < c; k++)\n"
+                        "    s += t(i, j, k) * (1 + i + 2 * j + 3 * k);\n"
                         "return s;",
                         NULL);
   int64_t shape[4] = {5, 3, 4, 2};

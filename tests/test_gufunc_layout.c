@@ -82,7 +82,7 @@ static void test_source(kiln_context *ctx) {
   int64_t baked[1] = {4}, passed[1] = {-1};
   char entry[96];
   kiln_core_loop loop;
-  kiln_gufunc_describe(g, 0, memory, baked, (const int(*)[KILN_CORE_MAX_DIMS])unit, 1, entry,
+  kiln_gufunc_describe(g, 0, memory, baked, unit, 1, entry,
                        &loop);
   kiln_strbuf b = {0};
   kiln_core_loop_source(&loop, &b);
@@ -94,7 +94,7 @@ static void test_source(kiln_context *ctx) {
   kiln_strbuf_free(&b);
   unit[0][0] = 0;
   memory[0] = KILN_INT16;
-  kiln_gufunc_describe(g, 0, memory, passed, (const int(*)[KILN_CORE_MAX_DIMS])unit, 2, entry,
+  kiln_gufunc_describe(g, 0, memory, passed, unit, 2, entry,
                        &loop);
   kiln_core_loop_source(&loop, &b);
   REQUIRE_OK(kiln_strbuf_status(&b));
@@ -104,7 +104,7 @@ static void test_source(kiln_context *ctx) {
   CHECK(strstr(b.data, "int64_t shape1") != NULL);
   int64_t extra[8], sizes[1] = {9};
   int64_t strides[2][KILN_CORE_MAX_DIMS] = {{-3}, {0}};
-  CHECK(kiln_core_loop_extra(&loop, sizes, (const int64_t(*)[KILN_CORE_MAX_DIMS])strides,
+  CHECK(kiln_core_loop_extra(&loop, sizes, strides,
                              extra) == 2);
   CHECK(extra[0] == 9 && extra[1] == -3);
   kiln_strbuf_free(&b);

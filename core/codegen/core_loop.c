@@ -217,7 +217,7 @@ void kiln_core_loop_source(const kiln_core_loop *loop, kiln_strbuf *out) {
 }
 
 int kiln_core_loop_extra(const kiln_core_loop *loop, const int64_t *sizes,
-                         const int64_t (*strides)[KILN_CORE_MAX_DIMS], int64_t *extra) {
+                         int64_t (*strides)[KILN_CORE_MAX_DIMS], int64_t *extra) {
   int n = 0;
   for (int d = 0; d < loop->nnames; d++)
     if (loop->sizes[d] < 0) extra[n++] = sizes[d];

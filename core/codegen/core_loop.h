@@ -69,6 +69,6 @@ void kiln_core_loop_source(const kiln_core_loop *loop, kiln_strbuf *out);
  * strides in elements of every operand that are not baked) into extra;
  * sizes[d] and strides[k][c] are the call's values. Returns how many. */
 int kiln_core_loop_extra(const kiln_core_loop *loop, const int64_t *sizes,
-                         const int64_t (*strides)[KILN_CORE_MAX_DIMS], int64_t *extra);
+                         int64_t (*strides)[KILN_CORE_MAX_DIMS], int64_t *extra);
 
 #endif

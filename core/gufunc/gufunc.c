@@ -141,7 +141,7 @@ const char *kiln_gufunc_signature(const kiln_gufunc *gufunc, int index) {
 }
 
 void kiln_gufunc_describe(const kiln_gufunc *g, int signature, const uint8_t *memory,
-                          const int64_t *sizes, const int (*unit)[KILN_CORE_MAX_DIMS],
+                          const int64_t *sizes, int (*unit)[KILN_CORE_MAX_DIMS],
                           int loop_ndim, char *entry, kiln_core_loop *loop) {
   const kiln_ufunc *u = g->ufunc;
   const kiln_ufunc_sig *s = &u->sigs[signature];

@@ -107,7 +107,8 @@ static kiln_status bind_core(const kiln_gufunc *g, const kiln_operand *inputs,
         who[d] = j;
       } else if (have != plan->sizes[d]) {
         char name[KILN_GUFUNC_DIM_NAME_MAX + 16];
-        if (l->fixed[d] >= 0) snprintf(name, sizeof name, "of fixed size %lld", (long long)l->fixed[d]);
+        if (l->fixed[d] >= 0)
+          snprintf(name, sizeof name, "of fixed size %lld", (long long)l->fixed[d]);
         else snprintf(name, sizeof name, "'%s'", l->names[d]);
         char first[64];
         if (who[d] < 0) snprintf(first, sizeof first, "the layout fixes it to");
@@ -258,7 +259,7 @@ static kiln_status launch(void *self, const kiln_ufunc_plan *p, const kiln_array
     key.sizes[d] = sizes[d] <= BAKE_MAX ? sizes[d] : -1;
   char entry[96];
   kiln_core_loop loop;
-  kiln_gufunc_describe(g, p->signature, key.memory, key.sizes, (const int(*)[KILN_CORE_MAX_DIMS])unit,
+  kiln_gufunc_describe(g, p->signature, key.memory, key.sizes, unit,
                        layout.ndim, entry, &loop);
   /* the key on the stack unless the gufunc is large */
   char small[4096], *name = small;
@@ -277,7 +278,7 @@ static kiln_status launch(void *self, const kiln_ufunc_plan *p, const kiln_array
   kiln_ew_signature sig;
   kiln_core_loop_ew_signature(&loop, &sig);
   int64_t extra[KILN_EW_MAX_EXTRA];
-  int nextra = kiln_core_loop_extra(&loop, sizes, (const int64_t(*)[KILN_CORE_MAX_DIMS])strides,
+  int nextra = kiln_core_loop_extra(&loop, sizes, strides,
                                     extra);
   const void *scalars[KILN_EW_MAX_SCALARS];
   for (int s = 0; s < p->nscalars; s++) scalars[s] = p->scalars[s];

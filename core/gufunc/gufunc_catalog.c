@@ -62,7 +62,7 @@ static void add_variant(const kiln_gufunc *g, int v, kiln_strbuf *b) {
   char entry[96], base[KILN_UFUNC_NAME_MAX];
   kiln_core_loop loop;
   snprintf(base, sizeof base, "%s", u->name);
-  kiln_gufunc_describe(g, 0, memory, sizes, (const int(*)[KILN_CORE_MAX_DIMS])unit, v == 0 ? 1 : 2,
+  kiln_gufunc_describe(g, 0, memory, sizes, unit, v == 0 ? 1 : 2,
                        entry, &loop);
   char unique[128];
   snprintf(unique, sizeof unique, "%s_v%d", entry, v);

@@ -53,7 +53,7 @@ kiln_status kiln_gufunc_make(kiln_context *ctx, const char *name, const char *la
  * into g. */
 void kiln_gufunc_describe(const kiln_gufunc *g, int signature, const uint8_t *memory,
                           const int64_t *sizes,
-                          const int (*unit)[KILN_CORE_MAX_DIMS], int loop_ndim,
+                          int (*unit)[KILN_CORE_MAX_DIMS], int loop_ndim,
                           char *entry, kiln_core_loop *loop);
 
 /* Appends sample gufunc kernels to the compile-check catalog. */
