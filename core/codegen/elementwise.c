@@ -60,12 +60,8 @@ kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands
   return KILN_OK;
 }
 
-void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
-                    const char *preamble, const char *body, kiln_strbuf *out) {
-  if (preamble) {
-    kiln_strbuf_append(out, preamble);
-    kiln_strbuf_append(out, "\n");
-  }
+void kiln_ew_append_parameters(const kiln_ew_signature *sig, int ndim, const char *name,
+                               kiln_strbuf *out) {
   kiln_strbuf_appendf(out, "KILN_KERNEL void %s(int64_t n", name);
   for (int d = 0; d < ndim; d++) kiln_strbuf_appendf(out, ", int64_t shape%d", d);
   for (int k = 0; k < sig->noperands; k++) {
@@ -76,8 +72,10 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
   }
   for (int s = 0; s < sig->nscalars; s++)
     kiln_strbuf_appendf(out, ",\n    %s s%d", kiln_dtype_kernel_type(sig->scalar_dtypes[s]), s);
-  kiln_strbuf_append(out, ") {\n"
-                          "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0)) {\n");
+}
+
+void kiln_ew_append_loop_head(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out) {
+  kiln_strbuf_append(out, "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0)) {\n");
   if (ndim == 0) {
     for (int k = 0; k < sig->noperands; k++)
       kiln_strbuf_appendf(out, "    int64_t e%d = o%d + i;\n", k, k);
@@ -96,6 +94,17 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
       kiln_strbuf_append(out, "    }\n");
     }
   }
+}
+
+void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
+                    const char *preamble, const char *body, kiln_strbuf *out) {
+  if (preamble) {
+    kiln_strbuf_append(out, preamble);
+    kiln_strbuf_append(out, "\n");
+  }
+  kiln_ew_append_parameters(sig, ndim, name, out);
+  kiln_strbuf_append(out, ") {\n");
+  kiln_ew_append_loop_head(sig, ndim, out);
   for (int k = 0; k < sig->noperands; k++) {
     const char *type = kiln_dtype_kernel_type(sig->dtypes[k]);
     if (k < sig->ninputs) kiln_strbuf_appendf(out, "    %s v%d = p%d[e%d];\n", type, k, k, k);
@@ -110,9 +119,19 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
 kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
                            const kiln_ew_signature *sig, const kiln_ew_layout *layout,
                            const void *const *scalars) {
+  return kiln_ew_launch_extra(ctx, stream, program, sig, layout, scalars, 0, NULL);
+}
+
+kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
+                                 const kiln_program *program, const kiln_ew_signature *sig,
+                                 const kiln_ew_layout *layout, const void *const *scalars,
+                                 int nextra, const int64_t *extra) {
   if (layout->n == 0) return KILN_OK;
   enum { MAX_ARGS = 1 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
-                    KILN_EW_MAX_SCALARS };
+                    KILN_EW_MAX_SCALARS + KILN_EW_MAX_EXTRA };
+  if (nextra < 0 || nextra > KILN_EW_MAX_EXTRA)
+    return kiln_error_set(KILN_ERROR_INTERNAL, "%d extra kernel arguments (0..%d)", nextra,
+                          KILN_EW_MAX_EXTRA);
   kiln_backend_arg args[MAX_ARGS];
   int n = 0;
 #define SCALAR_ARG(ptr)                                                         \
@@ -129,6 +148,9 @@ kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_pr
   for (int s = 0; s < sig->nscalars; s++)
     args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = scalars[s],
                                    .size = kiln_dtype_size(sig->scalar_dtypes[s])};
+  for (int x = 0; x < nextra; x++)
+    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &extra[x],
+                                   .size = sizeof(int64_t)};
   kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
   kiln_program_grid_1d(ctx, program, layout->n, &launch.global[0], &launch.local[0]);
   return kiln_program_launch(ctx, program, stream, &launch, n, args);

@@ -17,6 +17,7 @@
 
 #define KILN_EW_MAX_OPERANDS 32
 #define KILN_EW_MAX_SCALARS 8
+#define KILN_EW_MAX_EXTRA 288 /* int64 arguments after the scalars */
 
 typedef struct kiln_ew_signature {
   int ninputs;
@@ -45,11 +46,28 @@ kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands
 void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
                     const char *preamble, const char *body, kiln_strbuf *out);
 
+/* The two pieces kiln_ew_source is made of, for generators that write
+ * their own loop body over the same layouts (core/codegen/core_loop.c):
+ * the kernel's opening "KILN_KERNEL void name(n, shapes, operands,
+ * scalars" without the closing ")", and the grid-stride loop's opening
+ * line with the element offsets e<k> of every operand at index i. */
+void kiln_ew_append_parameters(const kiln_ew_signature *sig, int ndim, const char *name,
+                               kiln_strbuf *out);
+void kiln_ew_append_loop_head(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out);
+
 /* Queues the program (built from kiln_ew_source for layout->ndim) over the
  * layout. scalars[k] points to one value of sig->scalar_dtypes[k]. */
 kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
                            const kiln_ew_signature *sig, const kiln_ew_layout *layout,
                            const void *const *scalars);
+
+/* As kiln_ew_launch, then nextra (<= KILN_EW_MAX_EXTRA) int64 arguments
+ * after the scalars, for kernels whose parameter list goes on past
+ * kiln_ew_append_parameters'. */
+kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
+                                 const kiln_program *program, const kiln_ew_signature *sig,
+                                 const kiln_ew_layout *layout, const void *const *scalars,
+                                 int nextra, const int64_t *extra);
 
 /* Plan + source + compile (cached by the context) + launch. */
 kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_signature *sig,

@@ -21,9 +21,8 @@ void kiln_ufunc_format_shape(int ndim, const int64_t *shape, char *out, size_t s
 
 static const char *role(int output) { return output ? "output" : "input"; }
 
-/* Checks one operand on its own. */
-static kiln_status check_operand(const kiln_ufunc *u, int output, int index,
-                                 const kiln_operand *o) {
+kiln_status kiln_ufunc_check_operand(const kiln_ufunc *u, int output, int index,
+                                     const kiln_operand *o) {
   switch (o->kind) {
     case KILN_OPERAND_ARRAY:
       if (!o->value.array)
@@ -131,10 +130,9 @@ static kiln_status broadcast_error(const kiln_ufunc *u, const kiln_operand *inpu
   return status;
 }
 
-/* Broadcast shape over inputs and given outputs; each operand's strides in
- * it; outputs must have it exactly and must not be broadcast views. */
-static kiln_status broadcast(const kiln_ufunc *u, const kiln_operand *inputs,
-                             const kiln_operand *outputs, kiln_ufunc_plan *plan) {
+kiln_status kiln_ufunc_broadcast(const kiln_ufunc *u, const kiln_operand *inputs,
+                                 const kiln_operand *outputs, const int *core_ndim,
+                                 kiln_ufunc_plan *plan) {
   int noperands = u->nin + u->nout;
   int ndim = 0;
   int has[KILN_UFUNC_MAX_OPERANDS];
@@ -143,6 +141,7 @@ static kiln_status broadcast(const kiln_ufunc *u, const kiln_operand *inputs,
     kiln_ufunc_operand_plan *op = &plan->operands[j];
     has[j] = own_geometry(o, &op->own_ndim, &op->own_shape, op->own_strides);
     if (!has[j]) op->own_ndim = 0, op->own_shape = NULL;
+    if (has[j] && core_ndim) op->own_ndim -= core_ndim[j]; /* the loop dims lead */
     if (has[j] && op->own_ndim > ndim) ndim = op->own_ndim;
   }
   plan->ndim = ndim;
@@ -238,10 +237,11 @@ static kiln_status run_device(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_s
   return kiln_ufunc_launch(u, plan, pointers, stream);
 }
 
-static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_operand *outputs,
-                        kiln_stream *stream, kiln_ufunc_plan *plan) {
-  for (int j = 0; j < u->nin; j++) KILN_RETURN_IF_ERROR(check_operand(u, 0, j, &inputs[j]));
-  for (int k = 0; k < u->nout; k++) KILN_RETURN_IF_ERROR(check_operand(u, 1, k, &outputs[k]));
+int kiln_ufunc_plan_operands(const kiln_ufunc *u, const kiln_operand *inputs,
+                             const kiln_operand *outputs, kiln_ufunc_plan *plan) {
+  memset(plan->core_ndim, 0, sizeof plan->core_ndim);
+  plan->launch = NULL;
+  plan->launch_self = NULL;
   plan->nin = u->nin;
   plan->nout = u->nout;
   int any_host = 0;
@@ -256,8 +256,18 @@ static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_op
     op->host_out = o->kind == KILN_OPERAND_HOST ? o->value.host.writable : NULL;
     any_host |= o->kind == KILN_OPERAND_HOST;
   }
+  return any_host;
+}
+
+static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_operand *outputs,
+                        kiln_stream *stream, kiln_ufunc_plan *plan) {
+  for (int j = 0; j < u->nin; j++)
+    KILN_RETURN_IF_ERROR(kiln_ufunc_check_operand(u, 0, j, &inputs[j]));
+  for (int k = 0; k < u->nout; k++)
+    KILN_RETURN_IF_ERROR(kiln_ufunc_check_operand(u, 1, k, &outputs[k]));
+  int any_host = kiln_ufunc_plan_operands(u, inputs, outputs, plan);
   KILN_RETURN_IF_ERROR(kiln_ufunc_dispatch(u, inputs, outputs, plan));
-  KILN_RETURN_IF_ERROR(broadcast(u, inputs, outputs, plan));
+  KILN_RETURN_IF_ERROR(kiln_ufunc_broadcast(u, inputs, outputs, NULL, plan));
   const kiln_ufunc_sig *sig = &u->sigs[plan->signature];
   for (int k = 0; k < u->nout; k++) {
     if (outputs[k].kind != KILN_OPERAND_NEW) continue;
@@ -275,13 +285,18 @@ static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_op
   return run_device(u, plan, stream);
 }
 
+void kiln_ufunc_clear_new_outputs(int nout, const kiln_operand *outputs, int release) {
+  for (int k = 0; outputs && k < nout; k++) {
+    if (outputs[k].kind != KILN_OPERAND_NEW || !outputs[k].value.result) continue;
+    if (release) kiln_array_release(*outputs[k].value.result);
+    *outputs[k].value.result = NULL;
+  }
+}
+
 kiln_status kiln_ufunc_call(kiln_ufunc *ufunc, int nin, const kiln_operand *inputs, int nout,
                             const kiln_operand *outputs, kiln_stream *stream) {
   KILN_CHECK_ARG(ufunc);
-  if (outputs && nout == ufunc->nout)
-    for (int k = 0; k < nout; k++)
-      if (outputs[k].kind == KILN_OPERAND_NEW && outputs[k].value.result)
-        *outputs[k].value.result = NULL;
+  if (nout == ufunc->nout) kiln_ufunc_clear_new_outputs(nout, outputs, 0);
   if (nin != ufunc->nin || nout != ufunc->nout)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "ufunc '%s' takes %d input%s and %d output%s, %d and %d given",
@@ -291,12 +306,6 @@ kiln_status kiln_ufunc_call(kiln_ufunc *ufunc, int nin, const kiln_operand *inpu
   KILN_CHECK_ARG(outputs);
   kiln_ufunc_plan plan;
   kiln_status status = call(ufunc, inputs, outputs, stream, &plan);
-  if (status != KILN_OK) {
-    for (int k = 0; k < nout; k++) {
-      if (outputs[k].kind != KILN_OPERAND_NEW || !outputs[k].value.result) continue;
-      kiln_array_release(*outputs[k].value.result);
-      *outputs[k].value.result = NULL;
-    }
-  }
+  if (status != KILN_OK) kiln_ufunc_clear_new_outputs(nout, outputs, 1);
   return status;
 }

@@ -58,13 +58,15 @@ void kiln_ufunc_staging_free(kiln_context *ctx, kiln_ufunc_staging *staging) {
   free(staging);
 }
 
-static kiln_status staging_take(kiln_ufunc *u, kiln_ufunc_staging **out) {
+/* A staging whose buffers hold at least min_bytes (a gufunc's core block
+ * may exceed the chunk size). */
+static kiln_status staging_take(kiln_ufunc *u, size_t min_bytes, kiln_ufunc_staging **out) {
   pthread_mutex_lock(&u->lock);
   kiln_ufunc_staging *s = u->staging;
   u->staging = NULL;
   size_t chunk_bytes = u->host_chunk_bytes;
   pthread_mutex_unlock(&u->lock);
-  if (s && s->chunk_bytes != chunk_bytes) {
+  if (s && (s->chunk_bytes != chunk_bytes || s->bytes < min_bytes)) {
     kiln_ufunc_staging_free(u->ctx, s);
     s = NULL;
   }
@@ -73,6 +75,7 @@ static kiln_status staging_take(kiln_ufunc *u, kiln_ufunc_staging **out) {
     if (!s) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
     s->chunk_bytes = chunk_bytes;
     s->bytes = chunk_bytes < 8 ? 8 : chunk_bytes;
+    if (s->bytes < min_bytes) s->bytes = min_bytes;
   }
   *out = s;
   return KILN_OK;
@@ -115,6 +118,26 @@ static kiln_status slot_prepare(kiln_ufunc *u, kiln_ufunc_staging *s, staging_sl
   return KILN_OK;
 }
 
+/* Operand j's geometry in a chunk: the loop dims (`box` with `strides`)
+ * followed by its core dims; returns the ndim. */
+static int with_core(const kiln_ufunc_plan *plan, int j, const int64_t *box,
+                     const int64_t *strides, int64_t *full_shape, int64_t *full_strides) {
+  memcpy(full_shape, box, (size_t)plan->ndim * sizeof *box);
+  memcpy(full_strides, strides, (size_t)plan->ndim * sizeof *strides);
+  for (int c = 0; c < plan->core_ndim[j]; c++) {
+    full_shape[plan->ndim + c] = plan->core_shape[j][c];
+    full_strides[plan->ndim + c] = plan->core_strides[j][c];
+  }
+  return plan->ndim + plan->core_ndim[j];
+}
+
+/* Elements of operand j's core block (1 for ufuncs). */
+static int64_t core_size(const kiln_ufunc_plan *plan, int j) {
+  int64_t n = 1;
+  for (int c = 0; c < plan->core_ndim[j]; c++) n *= plan->core_shape[j][c];
+  return n;
+}
+
 static int64_t element_offset(const kiln_ufunc_plan *plan, const int64_t *strides,
                               const int64_t *start) {
   int64_t offset = 0;
@@ -130,10 +153,16 @@ static void staging_view(const kiln_ufunc_plan *plan, const staging_slot *slot, 
   const kiln_ufunc_operand_plan *op = &plan->operands[j];
   view->buffer = slot->device[j]->buffer;
   view->dtype = op->dtype;
-  view->ndim = plan->ndim;
+  view->ndim = plan->ndim + plan->core_ndim[j];
   view->offset = 0;
   view->size = 1;
   int64_t stride = (int64_t)kiln_dtype_size(op->dtype);
+  for (int c = plan->core_ndim[j] - 1; c >= 0; c--) {
+    view->shape[plan->ndim + c] = plan->core_shape[j][c];
+    view->strides[plan->ndim + c] = stride;
+    stride *= plan->core_shape[j][c];
+    view->size *= plan->core_shape[j][c];
+  }
   for (int d = plan->ndim - 1; d >= 0; d--) {
     view->shape[d] = box[d];
     view->strides[d] = dense[d] == box[d] ? stride : 0;
@@ -142,16 +171,19 @@ static void staging_view(const kiln_ufunc_plan *plan, const staging_slot *slot, 
   }
 }
 
-/* The address of operand op's box when the box is one dense block of
- * pinned host memory (positive C-order strides over the box), else NULL. */
-static char *pinned_block(kiln_context *ctx, const kiln_ufunc_plan *plan,
-                          const kiln_ufunc_operand_plan *op, const int64_t *start,
-                          const int64_t *box, size_t *bytes) {
+/* The address of operand j's box (with its core block, for gufuncs) when
+ * the box is one dense block of pinned host memory (C-order strides over
+ * the box and the core dims), else NULL. */
+static char *pinned_block(kiln_context *ctx, const kiln_ufunc_plan *plan, int j,
+                          const int64_t *start, const int64_t *box, size_t *bytes) {
+  const kiln_ufunc_operand_plan *op = &plan->operands[j];
+  int64_t shape[KILN_MAX_DIMS], strides[KILN_MAX_DIMS];
+  int ndim = with_core(plan, j, box, op->strides, shape, strides);
   int64_t expected = (int64_t)kiln_dtype_size(op->dtype);
-  for (int d = plan->ndim - 1; d >= 0; d--) {
-    if (box[d] == 1) continue;
-    if (op->strides[d] != expected) return NULL;
-    expected *= box[d];
+  for (int d = ndim - 1; d >= 0; d--) {
+    if (shape[d] == 1) continue;
+    if (strides[d] != expected) return NULL;
+    expected *= shape[d];
   }
   char *base = (op->where == KILN_UFUNC_HOST && op->host_out ? op->host_out : (char *)op->host) +
                element_offset(plan, op->strides, start);
@@ -165,7 +197,9 @@ static void unpack_outputs(kiln_ufunc_staging *s, const kiln_ufunc_plan *plan,
     const kiln_ufunc_operand_plan *op = &plan->operands[j];
     if (op->where != KILN_UFUNC_HOST || slot->direct[j]) continue;
     char *dst = op->host_out + element_offset(plan, op->strides, slot->start);
-    kiln_host_box_copy(&s->pool, 0, slot->host[j], dst, op->strides, plan->ndim, slot->box,
+    int64_t shape[KILN_MAX_DIMS], strides[KILN_MAX_DIMS];
+    int ndim = with_core(plan, j, slot->box, op->strides, shape, strides);
+    kiln_host_box_copy(&s->pool, 0, slot->host[j], dst, strides, ndim, shape,
                        kiln_dtype_size(op->dtype));
   }
 }
@@ -197,18 +231,14 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
     if (op->where == KILN_UFUNC_DEVICE) {
       v->buffer = op->array->buffer;
       v->dtype = op->dtype;
-      v->ndim = plan->ndim;
       v->offset = op->offset + element_offset(plan, op->strides, start);
+      v->ndim = with_core(plan, j, box, op->strides, v->shape, v->strides);
       v->size = 1;
-      for (int d = 0; d < plan->ndim; d++) {
-        v->shape[d] = box[d];
-        v->strides[d] = op->strides[d];
-        v->size *= box[d];
-      }
+      for (int d = 0; d < v->ndim; d++) v->size *= v->shape[d];
       continue;
     }
     size_t direct_bytes = 0;
-    char *direct = pinned_block(ctx, plan, op, start, box, &direct_bytes);
+    char *direct = pinned_block(ctx, plan, j, start, box, &direct_bytes);
     slot->direct[j] = direct != NULL;
     KILN_RETURN_IF_ERROR(slot_prepare(u, s, slot, j, !direct));
     KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, slot->stream, &stream));
@@ -226,19 +256,27 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
     } else if (j < plan->nin) {
       size_t itemsize = kiln_dtype_size(op->dtype);
       const char *src = op->host + element_offset(plan, op->strides, start);
-      kiln_host_box_copy(&s->pool, 1, slot->host[j], (char *)src, op->strides, plan->ndim,
-                         dense, itemsize);
+      int64_t shape[KILN_MAX_DIMS], strides[KILN_MAX_DIMS];
+      int ndim = with_core(plan, j, dense, op->strides, shape, strides);
+      kiln_host_box_copy(&s->pool, 1, slot->host[j], (char *)src, strides, ndim, shape,
+                         itemsize);
+      count *= core_size(plan, j);
       KILN_RETURN_IF_ERROR(ctx->ops->copy_h2d(ctx->device, stream,
                                               slot->device[j]->buffer->handle, 0,
                                               slot->host[j], (size_t)count * itemsize, 0));
     }
   }
   if (!slot->stream) KILN_RETURN_IF_ERROR(kiln_stream_create(ctx, &slot->stream));
-  KILN_RETURN_IF_ERROR(kiln_ufunc_launch(u, plan, pointers, slot->stream));
+  if (plan->launch)
+    KILN_RETURN_IF_ERROR(plan->launch(plan->launch_self, plan, pointers, slot->stream));
+  else
+    KILN_RETURN_IF_ERROR(kiln_ufunc_launch(u, plan, pointers, slot->stream));
+  int64_t box_size = 1;
+  for (int d = 0; d < plan->ndim; d++) box_size *= box[d];
   for (int j = plan->nin; j < plan->nin + plan->nout; j++) {
     const kiln_ufunc_operand_plan *op = &plan->operands[j];
     if (op->where != KILN_UFUNC_HOST) continue;
-    size_t bytes = (size_t)pointers[0]->size * kiln_dtype_size(op->dtype);
+    size_t bytes = (size_t)(box_size * core_size(plan, j)) * kiln_dtype_size(op->dtype);
     void *target = slot->direct[j] ? op->host_out + element_offset(plan, op->strides, start)
                                    : slot->host[j];
     KILN_RETURN_IF_ERROR(ctx->ops->copy_d2h(ctx->device, stream, target,
@@ -257,10 +295,12 @@ static kiln_status upload_small_inputs(kiln_ufunc *u, kiln_ufunc_plan *plan, siz
   for (int j = 0; j < plan->nin; j++) {
     kiln_ufunc_operand_plan *op = &plan->operands[j];
     if (op->where != KILN_UFUNC_HOST) continue;
-    int64_t own = 1;
+    int64_t own = 1; /* loop elements */
     for (int d = 0; d < op->own_ndim; d++) own *= op->own_shape[d];
-    if (own >= plan->size || (uint64_t)own * kiln_dtype_size(op->dtype) > chunk_bytes) continue;
-    KILN_RETURN_IF_ERROR(kiln_array_from_host(u->ctx, op->dtype, op->own_ndim, op->own_shape,
+    uint64_t bytes = (uint64_t)own * (uint64_t)core_size(plan, j) * kiln_dtype_size(op->dtype);
+    if (own >= plan->size || bytes > chunk_bytes) continue;
+    KILN_RETURN_IF_ERROR(kiln_array_from_host(u->ctx, op->dtype,
+                                              op->own_ndim + plan->core_ndim[j], op->own_shape,
                                               op->own_strides, op->host, &uploaded[j]));
     const kiln_array *a = uploaded[j];
     op->where = KILN_UFUNC_DEVICE;
@@ -270,6 +310,8 @@ static kiln_status upload_small_inputs(kiln_ufunc *u, kiln_ufunc_plan *plan, siz
       int o = d - (plan->ndim - op->own_ndim);
       op->strides[d] = o < 0 || op->own_shape[o] == 1 ? 0 : a->strides[o];
     }
+    for (int c = 0; c < plan->core_ndim[j]; c++)
+      plan->core_strides[j][c] = a->strides[op->own_ndim + c];
   }
   return KILN_OK;
 }
@@ -278,17 +320,24 @@ kiln_status kiln_ufunc_run_host(kiln_ufunc *u, kiln_ufunc_plan *plan, kiln_strea
   if (plan->size == 0) return KILN_OK;
   /* device operands may still be written by work queued on `stream` */
   KILN_RETURN_IF_ERROR(kiln_stream_synchronize(u->ctx, stream));
+  /* a loop element's bytes in the widest staged operand (a core block for
+   * gufuncs): the staging must hold one */
+  size_t block = 0;
+  for (int j = 0; j < plan->nin + plan->nout; j++) {
+    size_t bytes = kiln_dtype_size(plan->operands[j].dtype) * (size_t)core_size(plan, j);
+    if (plan->operands[j].where == KILN_UFUNC_HOST && bytes > block) block = bytes;
+  }
   kiln_ufunc_staging *s = NULL;
-  KILN_RETURN_IF_ERROR(staging_take(u, &s));
+  KILN_RETURN_IF_ERROR(staging_take(u, block, &s));
   kiln_array *uploaded[KILN_UFUNC_MAX_OPERANDS] = {0};
   kiln_status status = upload_small_inputs(u, plan, s->chunk_bytes, uploaded);
   if (status != KILN_OK) goto cleanup;
 
-  /* elements per chunk: the chunk size over the widest staged element */
+  /* loop elements per chunk: the chunk size over the widest staged element */
   size_t widest = 0;
   for (int j = 0; j < plan->nin + plan->nout; j++) {
-    size_t itemsize = kiln_dtype_size(plan->operands[j].dtype);
-    if (plan->operands[j].where == KILN_UFUNC_HOST && itemsize > widest) widest = itemsize;
+    size_t bytes = kiln_dtype_size(plan->operands[j].dtype) * (size_t)core_size(plan, j);
+    if (plan->operands[j].where == KILN_UFUNC_HOST && bytes > widest) widest = bytes;
   }
   int64_t budget = widest ? (int64_t)(s->chunk_bytes / widest) : plan->size;
   if (budget < 1) budget = 1;

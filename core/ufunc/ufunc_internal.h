@@ -9,6 +9,7 @@
 #define KILN_CORE_UFUNC_INTERNAL_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 
 #include "core/codegen/elementwise.h"
@@ -38,6 +39,12 @@ typedef struct kiln_ufunc_sig {
  * with a caret at the offending column, OUT_OF_MEMORY. */
 kiln_status kiln_ufunc_signature_parse(const char *text, int index, kiln_ufunc_sig *sig);
 void kiln_ufunc_signature_free(kiln_ufunc_sig *sig);
+
+/* INVALID_ARGUMENT with the message `<what> "<text>": <format...> at column
+ * N`, then the text again with a caret under the (0-based) column; shared
+ * by the parsers of signatures and gufunc layouts. */
+kiln_status kiln_syntax_error(const char *what, const char *text, int column,
+                              const char *format, va_list args);
 
 /* One compiled program: signature, merged layout ndim and the dtypes the
  * kernel reads and writes, packed for memcmp. */
@@ -110,7 +117,16 @@ typedef struct kiln_ufunc_operand_plan {
   int scalar;                       /* BY_VALUE: index into scalars */
 } kiln_ufunc_operand_plan;
 
-typedef struct kiln_ufunc_plan {
+#define KILN_UFUNC_MAX_CORE_DIMS 8
+
+typedef struct kiln_ufunc_plan kiln_ufunc_plan;
+
+/* Runs a plan over views (see kiln_ufunc_launch); a plan's `launch` hook. */
+typedef kiln_status (*kiln_ufunc_launcher)(void *self, const kiln_ufunc_plan *plan,
+                                           const kiln_array *const *views,
+                                           kiln_stream *stream);
+
+struct kiln_ufunc_plan {
   int signature;
   int nin, nout;
   int ndim;
@@ -120,13 +136,48 @@ typedef struct kiln_ufunc_plan {
   int nscalars;
   kiln_dtype scalar_dtypes[KILN_EW_MAX_SCALARS];
   unsigned char scalars[KILN_EW_MAX_SCALARS][8]; /* values in the signature's dtype */
-} kiln_ufunc_plan;
+  /* Generalized ufuncs (core/gufunc/): operand j's views have core_ndim[j]
+   * more dims after the loop dims, of core_shape[j] and byte strides
+   * core_strides[j] (its device array's or host memory's), and `launch`
+   * runs views of loop + core dims. Ufuncs: core_ndim 0, launch NULL
+   * (kiln_ufunc_launch), as kiln_ufunc_plan_operands sets them. */
+  int core_ndim[KILN_UFUNC_MAX_OPERANDS];
+  int64_t core_shape[KILN_UFUNC_MAX_OPERANDS][KILN_UFUNC_MAX_CORE_DIMS];
+  int64_t core_strides[KILN_UFUNC_MAX_OPERANDS][KILN_UFUNC_MAX_CORE_DIMS];
+  kiln_ufunc_launcher launch;
+  void *launch_self;
+};
 
 /* Picks the signature for the inputs (see kiln/ufunc.h), checks given
  * outputs' dtypes (same_kind), and converts scalar inputs into
  * plan->scalars. Fills plan->signature, operands[].dtype/where of scalars. */
 kiln_status kiln_ufunc_dispatch(const kiln_ufunc *ufunc, const kiln_operand *inputs,
                                 const kiln_operand *outputs, kiln_ufunc_plan *plan);
+
+/* Checks one operand of a call on its own (kind, NULLs, context, host
+ * geometry; scalars and NEW only where they may be). `output` nonzero for
+ * outputs; `index` numbers it in the message. */
+kiln_status kiln_ufunc_check_operand(const kiln_ufunc *u, int output, int index,
+                                     const kiln_operand *o);
+
+/* Fills plan->nin/nout and each operand's where/array/dtype/offset/host
+ * from the operands (already checked); returns nonzero when any operand is
+ * host memory. */
+int kiln_ufunc_plan_operands(const kiln_ufunc *u, const kiln_operand *inputs,
+                             const kiln_operand *outputs, kiln_ufunc_plan *plan);
+
+/* NumPy broadcasting of the operands into plan->ndim/shape/size and each
+ * operand's strides; given outputs must have the broadcast shape exactly
+ * and must not be broadcast views. core_ndim (NULL for ufuncs) strips that
+ * many trailing (core) dims of operand j first, so only the leading (loop)
+ * dims broadcast, as in a gufunc; own_strides keep all dims. */
+kiln_status kiln_ufunc_broadcast(const kiln_ufunc *u, const kiln_operand *inputs,
+                                 const kiln_operand *outputs, const int *core_ndim,
+                                 kiln_ufunc_plan *plan);
+
+/* Sets every NEW output's *result to NULL, releasing what it held first
+ * when `release` (a failed call's cleanup). outputs may be NULL. */
+void kiln_ufunc_clear_new_outputs(int nout, const kiln_operand *outputs, int release);
 
 /* NumPy's can_cast(from, to, 'same_kind'). */
 int kiln_ufunc_can_cast_same_kind(kiln_dtype from, kiln_dtype to);
@@ -152,8 +203,9 @@ void kiln_ufunc_entry(const kiln_ufunc *ufunc, char *out, size_t size);
 kiln_status kiln_ufunc_launch(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
                               const kiln_array *const *views, kiln_stream *stream);
 
-/* Runs a plan with host operands through pinned staging in chunks; returns
- * when all is written. NEW outputs are already allocated (DEVICE). */
+/* Runs a plan with host operands through pinned staging in chunks (of the
+ * loop dims, core dims whole); returns when all is written. NEW outputs
+ * are already allocated (DEVICE). */
 kiln_status kiln_ufunc_run_host(kiln_ufunc *ufunc, kiln_ufunc_plan *plan,
                                 kiln_stream *stream);
 

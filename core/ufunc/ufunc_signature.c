@@ -25,15 +25,22 @@ typedef struct parser {
 static kiln_status parse_error(const parser *p, int column, const char *format, ...)
     KILN_PRINTF(3, 4);
 
-static kiln_status parse_error(const parser *p, int column, const char *format, ...) {
+kiln_status kiln_syntax_error(const char *what, const char *text, int column,
+                              const char *format, va_list args) {
   char message[256];
+  vsnprintf(message, sizeof message, format, args);
+  return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s \"%s\": %s at column %d\n  %s\n  %*s^",
+                        what, text, message, column + 1, text, column, "");
+}
+
+static kiln_status parse_error(const parser *p, int column, const char *format, ...) {
+  char what[32];
+  snprintf(what, sizeof what, "signature %d", p->index);
   va_list args;
   va_start(args, format);
-  vsnprintf(message, sizeof message, format, args);
+  kiln_status status = kiln_syntax_error(what, p->text, column, format, args);
   va_end(args);
-  return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                        "signature %d \"%s\": %s at column %d\n  %s\n  %*s^", p->index,
-                        p->text, message, column + 1, p->text, column, "");
+  return status;
 }
 
 static void skip_spaces(parser *p) {

@@ -11,6 +11,7 @@
 #include "kiln/memory.h"
 #include "kiln/kernel.h"
 #include "kiln/ufunc.h"
+#include "kiln/gufunc.h"
 #include "kiln/random.h"
 #include "kiln/interop.h"
 
