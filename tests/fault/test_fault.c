@@ -3,7 +3,8 @@
  *
  * For every scenario (array creation, views and transfers, raw kernel
  * compile and launch, ufunc calls on device and on host operands, streams
- * and events, the memory pool and pinned host memory) and each kind of fault (a call into the backend table, a
+ * and events, the memory pool and pinned host memory, gufuncs on device
+ * and pinned host operands) and each kind of fault (a call into the backend table, a
  * host allocation in kiln), the driver runs the scenario once per n =
  * 1, 2, ... with call n made to fail, on a fresh context, until a run no
  * longer reaches the fault. Each run must:
@@ -243,6 +244,57 @@ static kiln_status scenario_memory(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* gufunc (n)->() on device rows and on pinned host rows (the direct,
+ * unstaged host path). */
+static kiln_status scenario_gufunc(kiln_context *ctx, int *correct) {
+  static const char *const signatures[] = {"float64(float64 x)"};
+  int64_t shape[2] = {N, 3};
+  static double rows[3 * N], norms[N];
+  for (int i = 0; i < N; i++)
+    rows[3 * i] = host_x[i], rows[3 * i + 1] = host_y[i], rows[3 * i + 2] = i % 7;
+  kiln_gufunc *g = NULL;
+  kiln_array *d_rows = NULL, *d_norms = NULL;
+  double *pinned = NULL;
+  kiln_status s;
+  CREATE(s,
+         kiln_gufunc_create(ctx, "norm3", "(n)->()", 1, signatures,
+                            "double t = 0;\nfor (int64_t i = 0; i < n; i++) t += x(i) * x(i);\n"
+                            "return sqrt(t);",
+                            NULL, &g),
+         g);
+  if (s == KILN_OK)
+    CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT64, 2, shape, NULL, rows, &d_rows), d_rows);
+  if (s == KILN_OK) {
+    kiln_operand in[1] = {kiln_operand_array(d_rows)};
+    kiln_operand out[1] = {kiln_operand_new(&d_norms)};
+    CREATE(s, kiln_gufunc_call(g, 1, in, 1, out, NULL), d_norms);
+  }
+  if (s == KILN_OK) s = kiln_array_to_host(d_norms, norms, NULL);
+  int ok = s == KILN_OK;
+  for (int i = 0; ok && i < N; i++)
+    ok = close_to(norms[i], sqrt(rows[3 * i] * rows[3 * i] + rows[3 * i + 1] * rows[3 * i + 1] +
+                                 rows[3 * i + 2] * rows[3 * i + 2]), 1e-12);
+  if (s == KILN_OK) CREATE(s, kiln_host_alloc(ctx, sizeof rows + sizeof norms, (void **)&pinned), pinned);
+  if (s == KILN_OK) {
+    memcpy(pinned, rows, sizeof rows);
+    double *pinned_norms = pinned + 3 * N;
+    int64_t n = N;
+    kiln_operand in[1] = {kiln_operand_host(pinned, KILN_FLOAT64, 2, shape, NULL)};
+    kiln_operand out[1] = {kiln_operand_host_output(pinned_norms, KILN_FLOAT64, 1, &n, NULL)};
+    s = kiln_gufunc_call(g, 1, in, 1, out, NULL);
+    for (int i = 0; s == KILN_OK && ok && i < N; i++) ok = pinned_norms[i] == norms[i];
+  }
+  if (s == KILN_OK) *correct = ok;
+  if (pinned) {
+    kiln_status freed = kiln_host_free(ctx, pinned);
+    if (s == KILN_OK) s = freed;
+  }
+  kiln_array_release(d_norms);
+  kiln_array_release(d_rows);
+  kiln_gufunc_release(g);
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -311,6 +363,7 @@ static void test_arrays(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("a
 static void test_kernel(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("kernel", scenario_kernel); }
 static void test_ufunc_device(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_device", scenario_ufunc_device); }
 static void test_ufunc_host(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_host", scenario_ufunc_host); }
+static void test_gufunc(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("gufunc", scenario_gufunc); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 
@@ -329,7 +382,8 @@ static void test_totals(kiln_context *ctx) {
 static const harness_test tests[] = {
     {"arrays", test_arrays},         {"kernel", test_kernel},
     {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
-    {"streams", test_streams},       {"memory", test_memory},       {"totals", test_totals},
+    {"streams", test_streams},       {"memory", test_memory},
+    {"gufunc", test_gufunc},       {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
