@@ -1,12 +1,14 @@
 /* core/catalog/generated_kernels.c */
 #include "core/catalog/generated_kernels.h"
 #include "core/codegen/elementwise.h"
+#include "core/linalg/linalg_internal.h"
 #include "core/ufunc/ufunc_internal.h"
 
 typedef kiln_status (*family_adder)(kiln_catalog *catalog);
 
 static const family_adder families[] = {
     kiln_ew_catalog_add,
+    kiln_gemm_catalog_add,
     kiln_ufunc_catalog_add,
 };
 

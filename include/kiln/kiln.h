@@ -11,6 +11,7 @@
 #include "kiln/kernel.h"
 #include "kiln/ufunc.h"
 #include "kiln/random.h"
+#include "kiln/linalg.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1
