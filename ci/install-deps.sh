@@ -5,6 +5,8 @@
 #                      pkg-config
 #   OpenCL on the CPU: pocl-opencl-icd (PoCL), ocl-icd-opencl-dev (the ICD
 #                      loader libOpenCL.so.1), opencl-headers, clinfo
+#   matmul on OpenCL:  libclblast1 (CLBlast, dlopen'ed by the OpenCL backend;
+#                      without it kiln's portable GEMM kernel is used)
 #   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
 #                      device libraries; compile for AMD targets, no GPU)
 # NVRTC comes from a CUDA toolkit in /usr/local/cuda when one is installed;
@@ -12,7 +14,7 @@
 set -euo pipefail
 
 packages=(gcc clang libclang-rt-dev cmake make pkg-config binutils pocl-opencl-icd
-          ocl-icd-opencl-dev opencl-headers clinfo)
+          ocl-icd-opencl-dev opencl-headers clinfo libclblast1)
 if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
   packages+=(libamdhip64-dev rocm-device-libs)
 fi

@@ -36,4 +36,6 @@ const kiln_backend_ops kiln_backend_opencl = {
     .function_limits = kiln_opencl_function_limits,
     .launch = kiln_opencl_launch,
     .compile_for_target = NULL, /* OpenCL compiles only for an opened device */
+    .blas_describe = kiln_opencl_blas_describe,
+    .gemm = kiln_opencl_gemm,
 };
