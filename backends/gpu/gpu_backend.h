@@ -94,6 +94,14 @@ kiln_status gpu_launch(kiln_backend_device *device,
                        const kiln_backend_launch *launch, int nargs,
                        const kiln_backend_arg *args);
 
+/* blas_describe and gemm over runtime->blas (gpu_blas.c): a handle per
+ * device, made on first use and destroyed by device_close. */
+kiln_status gpu_blas_describe(kiln_backend_device *device, char *text, size_t size);
+kiln_status gpu_gemm(kiln_backend_device *device, kiln_backend_stream *stream,
+                     const kiln_backend_gemm *gemm);
+/* Destroys the device's handle, if any (device_close, context entered). */
+void gpu_blas_close(kiln_backend_device *device);
+
 #define GPU_BACKEND_SHARED_OPS                         \
   .device_close = gpu_device_close,                    \
   .buffer_alloc = gpu_buffer_alloc,                    \
@@ -119,6 +127,8 @@ kiln_status gpu_launch(kiln_backend_device *device,
   .function_get = gpu_function_get,                    \
   .function_release = gpu_function_release,           \
   .function_limits = gpu_function_limits,              \
-  .launch = gpu_launch
+  .launch = gpu_launch,                                \
+  .blas_describe = gpu_blas_describe,                  \
+  .gemm = gpu_gemm
 
 #endif

@@ -69,6 +69,34 @@ typedef enum gpu_function_attribute {
   GPU_FUNCTION_STATIC_SHARED_BYTES
 } gpu_function_attribute;
 
+/* One product as cuBLAS and rocBLAS take it (column-major, 32-bit sizes):
+ * for q < batch, C_q = op(A_q) op(B_q), op(A_q) m x k. The shared layer
+ * (gpu_blas.c) turns a row-major kiln_backend_gemm into this (by computing
+ * C^T = op(B)^T op(A)^T) and checks the sizes fit. */
+typedef struct gpu_blas_gemm {
+  kiln_dtype dtype;
+  int transpose_a, transpose_b;
+  int m, n, k, batch;
+  gpu_address a, b, c; /* of each operand's first element */
+  int lda, ldb, ldc;
+  int64_t stride_a, stride_b, stride_c; /* elements; unused when batch == 1 */
+} gpu_blas_gemm;
+
+/* The vendor BLAS of a GPU runtime (cuBLAS, rocBLAS), loaded at run time. */
+typedef struct gpu_blas {
+  /* Loads the library on the first call (once, thread-safe; every later
+   * call reports the same). KILN_OK and a one-line description
+   * ("cuBLAS 13.0.2 (libcublas.so.13)") in text, or UNAVAILABLE with each
+   * path tried, also in text. */
+  kiln_status (*load)(char *text, size_t size);
+  /* A handle for the current context / device (the caller entered it). */
+  kiln_status (*create)(void **handle);
+  void (*destroy)(void *handle);
+  /* Queues one product on stream (the caller holds the handle's lock and
+   * entered the context). UNIMPLEMENTED for a dtype it lacks. */
+  kiln_status (*gemm)(void *handle, gpu_stream stream, const gpu_blas_gemm *gemm);
+} gpu_blas;
+
 typedef struct gpu_runtime {
   const char *name;     /* backend name: "cuda", "hip" */
   const char *vendor;   /* kiln_device_info.vendor */
@@ -153,6 +181,8 @@ typedef struct gpu_runtime {
                         const unsigned int block[3],
                         unsigned int shared_bytes, gpu_stream stream,
                         void **params);
+  /* OPTIONAL: the vendor BLAS (NULL: none; core uses its own kernel). */
+  const gpu_blas *blas;
 } gpu_runtime;
 
 #endif
