@@ -9,3 +9,17 @@ foreach(b ${KILN_TEST_BACKENDS})
   set_tests_properties(linalg_portable.${b} PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=${b}" ENVIRONMENT "KILN_BACKEND=${b};KILN_BLAS=portable")
 endforeach()
+
+# The tour's matmul example at a smaller size, on both paths.
+if(TARGET matmul)
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME example.matmul.${b} COMMAND matmul 200 300 100)
+    add_test(NAME example.matmul_portable.${b} COMMAND matmul 200 300 100)
+    set_tests_properties(example.matmul.${b} PROPERTIES
+      LABELS "backend=${b};example" ENVIRONMENT "KILN_BACKEND=${b}"
+      SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
+    set_tests_properties(example.matmul_portable.${b} PROPERTIES
+      LABELS "backend=${b};example" ENVIRONMENT "KILN_BACKEND=${b};KILN_BLAS=portable"
+      SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
+  endforeach()
+endif()
