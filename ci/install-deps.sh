@@ -6,7 +6,8 @@
 #   OpenCL on the CPU: pocl-opencl-icd (PoCL), ocl-icd-opencl-dev (the ICD
 #                      loader libOpenCL.so.1), opencl-headers, clinfo
 #   matmul on OpenCL:  libclblast1 (CLBlast, dlopen'ed by the OpenCL backend;
-#                      without it kiln's portable GEMM kernel is used)
+#                      without it kiln's portable GEMM kernel is used);
+#                      python3-numpy for bench/matmul_peers.py's CPU side
 #   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
 #                      device libraries; compile for AMD targets, no GPU)
 # NVRTC comes from a CUDA toolkit in /usr/local/cuda when one is installed;
@@ -14,7 +15,8 @@
 set -euo pipefail
 
 packages=(gcc clang libclang-rt-dev cmake make pkg-config binutils pocl-opencl-icd
-          ocl-icd-opencl-dev opencl-headers clinfo libclblast1)
+          ocl-icd-opencl-dev opencl-headers clinfo libclblast1
+          python3-numpy)
 if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
   packages+=(libamdhip64-dev rocm-device-libs)
 fi
