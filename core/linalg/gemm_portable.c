@@ -77,8 +77,8 @@ kiln_status kiln_gemm_portable(kiln_context *ctx, kiln_stream *stream, const lin
     args[15 + j] = (kiln_backend_arg){
         .kind = KILN_BACKEND_ARG_SCALAR, .value = &sizes[j], .size = sizeof(int64_t)};
   kiln_backend_launch launch = {.work_dim = 3, .local = {GEMM_GROUP, GEMM_GROUP, 1}};
-  launch.global[0] = (uint64_t)((plan->n + GEMM_TILE - 1) / GEMM_TILE) * GEMM_GROUP;
-  launch.global[1] = (uint64_t)((plan->m + GEMM_TILE - 1) / GEMM_TILE) * GEMM_GROUP;
+  launch.global[0] = (uint64_t)((plan->m + GEMM_TILE - 1) / GEMM_TILE) * GEMM_GROUP;
+  launch.global[1] = (uint64_t)((plan->n + GEMM_TILE - 1) / GEMM_TILE) * GEMM_GROUP;
   launch.global[2] = (uint64_t)(call->batch < GEMM_MAX_GROUPS_Z ? call->batch : GEMM_MAX_GROUPS_Z);
   return kiln_program_launch(ctx, program, stream, &launch, 19, args);
 }
