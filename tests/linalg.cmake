@@ -4,10 +4,14 @@
 # where the backend loads one, else the portable kernel) and
 # linalg_portable.<backend> forces kiln's kernel with KILN_BLAS=portable.
 kiln_conformance_test(linalg SOURCES test_linalg.c)
+# linalg_bad_setting.<backend>: a bad KILN_BLAS is an error naming it.
 foreach(b ${KILN_TEST_BACKENDS})
   add_test(NAME linalg_portable.${b} COMMAND test_linalg)
   set_tests_properties(linalg_portable.${b} PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=${b}" ENVIRONMENT "KILN_BACKEND=${b};KILN_BLAS=portable")
+  add_test(NAME linalg_bad_setting.${b} COMMAND test_linalg describe)
+  set_tests_properties(linalg_bad_setting.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b}" ENVIRONMENT "KILN_BACKEND=${b};KILN_BLAS=bogus")
 endforeach()
 
 # The tour's matmul example at a smaller size, on both paths.

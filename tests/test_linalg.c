@@ -459,9 +459,20 @@ static void test_bad_input(kiln_context *ctx) {
 
 static void test_describe(kiln_context *ctx) {
   char text[1024];
+  const char *forced = getenv("KILN_BLAS");
+  if (forced && strcmp(forced, "bogus") == 0) {
+    /* registered as linalg_bad_setting: a bad value is an error naming it */
+    CHECK_STATUS(kiln_linalg_describe(ctx, text, sizeof text), KILN_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS("KILN_BLAS=bogus");
+    int64_t s[2] = {3, 3};
+    kiln_array *a = random_array(ctx, KILN_FLOAT32, 2, s), *c = NULL;
+    CHECK_STATUS(kiln_matmul(a, a, NULL, NULL, &c), KILN_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS("KILN_BLAS=bogus");
+    kiln_array_release(a);
+    return;
+  }
   REQUIRE_OK(kiln_linalg_describe(ctx, text, sizeof text));
   printf("  blas path: %s\n", text);
-  const char *forced = getenv("KILN_BLAS");
   if (forced && strcmp(forced, "portable") == 0)
     CHECK_MSG(strncmp(text, "portable kernel (KILN_BLAS=portable)", 36) == 0, "%s", text);
   else
