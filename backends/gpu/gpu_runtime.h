@@ -87,7 +87,8 @@ typedef struct gpu_blas {
   /* Loads the library on the first call (once, thread-safe; every later
    * call reports the same). KILN_OK and a one-line description
    * ("cuBLAS 13.0.2 (libcublas.so.13)") in text, or UNAVAILABLE with each
-   * path tried, also in text. */
+   * path tried, also in text. text may be NULL (size 0): just the status,
+   * cheaply, for every product. */
   kiln_status (*load)(char *text, size_t size);
   /* A handle for the current context / device (the caller entered it). */
   kiln_status (*create)(void **handle);
