@@ -11,7 +11,7 @@ extern const char kiln_builtin_gemm[];
 
 #define GEMM_TILE 128 /* rows and columns of C per work-group */
 #define GEMM_GROUP 16 /* work-items per group along each of dims 0 and 1 */
-#define GEMM_MAX_GROUPS_Z 65535 /* CUDA's limit on grid dim z; the kernel loops */
+#define GEMM_MAX_GROUPS_Z 65535 /* the smallest limit on grid dim 2; the kernel loops */
 
 static const linalg_type types[] = {
     {KILN_FLOAT32, "float", "kiln_gemm_float32"},

@@ -7,9 +7,9 @@
  * of 1 appended and removed). Any strides are accepted: transposed views
  * go to the BLAS as transposes, what it cannot take is copied once.
  *
- * Where the backend has a vendor BLAS (cuBLAS, rocBLAS, CLBlast; loaded at
- * run time, never linked) it does the product; otherwise kiln's own tiled
- * kernel does. KILN_BLAS=portable forces the kernel, KILN_BLAS=vendor makes
+ * Where the backend can load its vendor's BLAS (at run time, never linked;
+ * docs/linalg.md lists them) it does the product; otherwise kiln's own
+ * tiled kernel does. KILN_BLAS=portable forces the kernel, KILN_BLAS=vendor makes
  * a missing vendor BLAS an error instead of a fallback (read once per
  * process); kiln_linalg_describe says which path a context takes and why.
  *
@@ -60,7 +60,7 @@ KILN_API kiln_status kiln_vdot(const kiln_array *a, const kiln_array *b, kiln_st
                                kiln_array **result);
 
 /* One line saying which path matrix products take on ctx and why, e.g.
- * "vendor: CLBlast 1.5.3 (libclblast.so.1)" or "portable kernel
+ * "vendor: <library> <version> (<file>)" or "portable kernel
  * (KILN_BLAS=portable)" or "portable kernel (no vendor BLAS: ...)",
  * written into text (truncated to size, NUL-terminated).
  * Errors: INVALID_ARGUMENT for NULL ctx/text or size 0, or a bad
