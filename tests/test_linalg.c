@@ -226,6 +226,17 @@ static void test_batched(kiln_context *ctx) {
   }
 }
 
+/* More batch entries than the portable kernel's launch has groups in dim 2
+ * on CPU devices (256; 65535 on GPUs): its grid-stride loop over the
+ * batch. */
+static void test_large_batch(kiln_context *ctx) {
+  int64_t as[3] = {1001, 3, 2}, bs[2] = {2, 5};
+  kiln_array *a = random_array(ctx, KILN_FLOAT32, 3, as), *b = random_array(ctx, KILN_FLOAT32, 2, bs);
+  matmul_case("1001 batches", a, b);
+  kiln_array_release(a);
+  kiln_array_release(b);
+}
+
 static void test_views(kiln_context *ctx) {
   FOR_DTYPES(ctx, dt) {
     int64_t s1[2] = {23, 41}, s2[2] = {17, 23}, s3[3] = {3, 17, 29};
@@ -482,7 +493,7 @@ static void test_describe(kiln_context *ctx) {
 
 static const harness_test tests[] = {
     {"describe", test_describe},   {"sizes", test_sizes},
-    {"empty", test_empty},         {"batched", test_batched},
+    {"empty", test_empty},         {"batched", test_batched},     {"large_batch", test_large_batch},
     {"views", test_views},         {"vectors", test_vectors},
     {"out", test_out},             {"mixed_and_stream", test_mixed_and_stream},
     {"dot_vdot", test_dot_vdot},   {"bad_input", test_bad_input},

@@ -11,7 +11,11 @@ extern const char kiln_builtin_gemm[];
 
 #define GEMM_TILE 128 /* rows and columns of C per work-group */
 #define GEMM_GROUP 16 /* work-items per group along each of dims 0 and 1 */
-#define GEMM_MAX_GROUPS_Z 65535 /* the smallest limit on grid dim 2; the kernel loops */
+/* Most groups along the batch (dim 2); the kernel loops over the rest. On
+ * GPUs the smallest limit a backend has; on CPU devices fewer, since
+ * groups there run a few at a time anyway. */
+#define GEMM_MAX_GROUPS_Z 65535
+#define GEMM_MAX_GROUPS_Z_CPU 256
 
 static const linalg_type types[] = {
     {KILN_FLOAT32, "float", "kiln_gemm_float32"},
@@ -79,7 +83,8 @@ kiln_status kiln_gemm_portable(kiln_context *ctx, kiln_stream *stream, const lin
   kiln_backend_launch launch = {.work_dim = 3, .local = {GEMM_GROUP, GEMM_GROUP, 1}};
   launch.global[0] = (uint64_t)((plan->m + GEMM_TILE - 1) / GEMM_TILE) * GEMM_GROUP;
   launch.global[1] = (uint64_t)((plan->n + GEMM_TILE - 1) / GEMM_TILE) * GEMM_GROUP;
-  launch.global[2] = (uint64_t)(call->batch < GEMM_MAX_GROUPS_Z ? call->batch : GEMM_MAX_GROUPS_Z);
+  const int64_t max_z = ctx->info.type == KILN_DEVICE_CPU ? GEMM_MAX_GROUPS_Z_CPU : GEMM_MAX_GROUPS_Z;
+  launch.global[2] = (uint64_t)(call->batch < max_z ? call->batch : max_z);
   return kiln_program_launch(ctx, program, stream, &launch, 19, args);
 }
 
