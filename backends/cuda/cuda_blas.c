@@ -29,6 +29,7 @@ typedef struct cublas_symbols {
 static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
 static cublas_symbols cublas;
 static gpu_library_outcome cublas_outcome;
+static gpu_blas_calls cublas_calls;
 static char cublas_text[640];
 
 static void cublas_load_once(void) {
@@ -68,18 +69,29 @@ static void cublas_load_once(void) {
              outcome->opened);
   else
     snprintf(cublas_text, sizeof cublas_text, "cuBLAS (%s)", outcome->opened);
+  cublas_calls = (gpu_blas_calls){
+      .op_n = KILN_CUBLAS_OP_N,
+      .op_t = KILN_CUBLAS_OP_T,
+      .gemm_f32 = cublas.cublasSgemm_v2,
+      .gemm_f64 = cublas.cublasDgemm_v2,
+      .gemm_batched_f32 = cublas.cublasSgemmStridedBatched,
+      .gemm_batched_f64 = cublas.cublasDgemmStridedBatched,
+      .names = {"cublasSgemm", "cublasDgemm", "cublasSgemmStridedBatched",
+                "cublasDgemmStridedBatched"},
+  };
   kiln_log(KILN_LOG_INFO, "cuda: loaded %s", cublas_text);
 }
 
-static kiln_status cuda_blas_load(char *text, size_t size) {
+static kiln_status cuda_blas_load(char *text, size_t size, const gpu_blas_calls **calls) {
   pthread_once(&cublas_once, cublas_load_once);
   kiln_status status = gpu_library_report(&cublas_outcome);
   if (text && size) snprintf(text, size, "%s", status == KILN_OK ? cublas_text : kiln_last_error());
+  if (calls) *calls = status == KILN_OK ? &cublas_calls : NULL;
   return status;
 }
 
 /* The cuBLAS status as a kiln status, naming the call. */
-static kiln_status cublas_check(cublasStatus_t s, const char *call) {
+static kiln_status cublas_check(int s, const char *call) {
   if (s == 0) return KILN_OK;
   const char *name = cublas.cublasGetStatusName ? cublas.cublasGetStatusName(s) : NULL;
   kiln_status status = s == 3    ? KILN_ERROR_OUT_OF_MEMORY /* ALLOC_FAILED */
@@ -102,46 +114,14 @@ static void cuda_blas_destroy(void *handle) {
   if (s != KILN_OK) kiln_log(KILN_LOG_WARN, "%s", kiln_last_error());
 }
 
-static kiln_status cuda_blas_gemm(void *handle, gpu_stream stream, const gpu_blas_gemm *g) {
-  cublasHandle_t h = handle;
-  KILN_RETURN_IF_ERROR(
-      cublas_check(cublas.cublasSetStream_v2(h, (CUstream)stream), "cublasSetStream"));
-  const cublasOperation_t ta = g->transpose_a ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
-  const cublasOperation_t tb = g->transpose_b ? KILN_CUBLAS_OP_T : KILN_CUBLAS_OP_N;
-  const int single = g->batch == 1;
-  if (g->dtype == KILN_FLOAT32) {
-    const float one = 1.0f, zero = 0.0f;
-    const float *a = (const float *)(uintptr_t)g->a, *b = (const float *)(uintptr_t)g->b;
-    float *c = (float *)(uintptr_t)g->c;
-    if (single)
-      return cublas_check(cublas.cublasSgemm_v2(h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, b,
-                                                g->ldb, &zero, c, g->ldc),
-                          "cublasSgemm");
-    return cublas_check(cublas.cublasSgemmStridedBatched(
-                            h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, g->stride_a, b,
-                            g->ldb, g->stride_b, &zero, c, g->ldc, g->stride_c, g->batch),
-                        "cublasSgemmStridedBatched");
-  }
-  if (g->dtype == KILN_FLOAT64) {
-    const double one = 1.0, zero = 0.0;
-    const double *a = (const double *)(uintptr_t)g->a, *b = (const double *)(uintptr_t)g->b;
-    double *c = (double *)(uintptr_t)g->c;
-    if (single)
-      return cublas_check(cublas.cublasDgemm_v2(h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, b,
-                                                g->ldb, &zero, c, g->ldc),
-                          "cublasDgemm");
-    return cublas_check(cublas.cublasDgemmStridedBatched(
-                            h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, g->stride_a, b,
-                            g->ldb, g->stride_b, &zero, c, g->ldc, g->stride_c, g->batch),
-                        "cublasDgemmStridedBatched");
-  }
-  return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "cuda: cuBLAS gemm for %s",
-                        kiln_dtype_name(g->dtype));
+static kiln_status cuda_blas_set_stream(void *handle, gpu_stream stream) {
+  return cublas_check(cublas.cublasSetStream_v2(handle, (CUstream)stream), "cublasSetStream");
 }
 
 const gpu_blas kiln_cuda_blas = {
     .load = cuda_blas_load,
     .create = cuda_blas_create,
     .destroy = cuda_blas_destroy,
-    .gemm = cuda_blas_gemm,
+    .set_stream = cuda_blas_set_stream,
+    .check = cublas_check,
 };

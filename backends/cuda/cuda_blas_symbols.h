@@ -18,24 +18,25 @@ typedef int libraryPropertyType;
 #define KILN_CUBLAS_MINOR_VERSION 1
 #define KILN_CUBLAS_PATCH_LEVEL 2
 
-#define KILN_CUBLAS_GEMM_PARAMS(T)                                                      \
-  (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,     \
-   int n, int k, const T *alpha, const T *A, int lda, const T *B, int ldb, const T *beta, \
-   T *C, int ldc)
-#define KILN_CUBLAS_GEMM_BATCHED_PARAMS(T)                                               \
-  (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,      \
-   int n, int k, const T *alpha, const T *A, int lda, long long strideA, const T *B,      \
-   int ldb, long long strideB, const T *beta, T *C, int ldc, long long strideC,           \
-   int batchCount)
+/* The products, declared with the parameter types of backends/gpu's
+ * gpu_blas_gemm_* (the same ABI: the handle a pointer, the enums int), so
+ * the shared layer calls them directly. */
+#define KILN_CUBLAS_GEMM_PARAMS(T)                                                     \
+  (void *handle, int transa, int transb, int m, int n, int k, const T *alpha,          \
+   const T *A, int lda, const T *B, int ldb, const T *beta, T *C, int ldc)
+#define KILN_CUBLAS_GEMM_BATCHED_PARAMS(T)                                             \
+  (void *handle, int transa, int transb, int m, int n, int k, const T *alpha,          \
+   const T *A, int lda, long long strideA, const T *B, int ldb, long long strideB,     \
+   const T *beta, T *C, int ldc, long long strideC, int batchCount)
 
 #define KILN_CUBLAS_REQUIRED(X)                                                   \
   X(cublasStatus_t, cublasCreate_v2, (cublasHandle_t * handle))                   \
   X(cublasStatus_t, cublasDestroy_v2, (cublasHandle_t handle))                    \
   X(cublasStatus_t, cublasSetStream_v2, (cublasHandle_t handle, CUstream stream)) \
-  X(cublasStatus_t, cublasSgemm_v2, KILN_CUBLAS_GEMM_PARAMS(float))               \
-  X(cublasStatus_t, cublasDgemm_v2, KILN_CUBLAS_GEMM_PARAMS(double))              \
-  X(cublasStatus_t, cublasSgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(float)) \
-  X(cublasStatus_t, cublasDgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(double))
+  X(int, cublasSgemm_v2, KILN_CUBLAS_GEMM_PARAMS(float))               \
+  X(int, cublasDgemm_v2, KILN_CUBLAS_GEMM_PARAMS(double))              \
+  X(int, cublasSgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(float)) \
+  X(int, cublasDgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(double))
 
 #define KILN_CUBLAS_OPTIONAL(X)                                                   \
   X(cublasStatus_t, cublasGetProperty, (libraryPropertyType type, int *value))    \

@@ -27,6 +27,7 @@ typedef struct rocblas_symbols {
 static pthread_once_t rocblas_once = PTHREAD_ONCE_INIT;
 static rocblas_symbols rocblas;
 static gpu_library_outcome rocblas_outcome;
+static gpu_blas_calls rocblas_calls;
 static char rocblas_text[640];
 
 static void rocblas_load_once(void) {
@@ -65,18 +66,29 @@ static void rocblas_load_once(void) {
     version[0] = '\0';
   snprintf(rocblas_text, sizeof rocblas_text, "rocBLAS%s%s (%s)", version[0] ? " " : "", version,
            outcome->opened);
+  rocblas_calls = (gpu_blas_calls){
+      .op_n = KILN_ROCBLAS_OPERATION_NONE,
+      .op_t = KILN_ROCBLAS_OPERATION_TRANSPOSE,
+      .gemm_f32 = rocblas.rocblas_sgemm,
+      .gemm_f64 = rocblas.rocblas_dgemm,
+      .gemm_batched_f32 = rocblas.rocblas_sgemm_strided_batched,
+      .gemm_batched_f64 = rocblas.rocblas_dgemm_strided_batched,
+      .names = {"rocblas_sgemm", "rocblas_dgemm", "rocblas_sgemm_strided_batched",
+                "rocblas_dgemm_strided_batched"},
+  };
   kiln_log(KILN_LOG_INFO, "hip: loaded %s", rocblas_text);
 }
 
-static kiln_status hip_blas_load(char *text, size_t size) {
+static kiln_status hip_blas_load(char *text, size_t size, const gpu_blas_calls **calls) {
   pthread_once(&rocblas_once, rocblas_load_once);
   kiln_status status = gpu_library_report(&rocblas_outcome);
   if (text && size) snprintf(text, size, "%s", status == KILN_OK ? rocblas_text : kiln_last_error());
+  if (calls) *calls = status == KILN_OK ? &rocblas_calls : NULL;
   return status;
 }
 
 /* The rocBLAS status as a kiln status, naming the call. */
-static kiln_status rocblas_check(rocblas_status s, const char *call) {
+static kiln_status rocblas_check(int s, const char *call) {
   if (s == 0) return KILN_OK;
   const char *name = rocblas.rocblas_status_to_string ? rocblas.rocblas_status_to_string(s) : NULL;
   kiln_status status = s == 5   ? KILN_ERROR_OUT_OF_MEMORY /* memory_error */
@@ -98,48 +110,15 @@ static void hip_blas_destroy(void *handle) {
   if (s != KILN_OK) kiln_log(KILN_LOG_WARN, "%s", kiln_last_error());
 }
 
-static kiln_status hip_blas_gemm(void *handle, gpu_stream stream, const gpu_blas_gemm *g) {
-  rocblas_handle h = handle;
-  KILN_RETURN_IF_ERROR(
-      rocblas_check(rocblas.rocblas_set_stream(h, (hipStream_t)stream), "rocblas_set_stream"));
-  const rocblas_operation ta =
-      g->transpose_a ? KILN_ROCBLAS_OPERATION_TRANSPOSE : KILN_ROCBLAS_OPERATION_NONE;
-  const rocblas_operation tb =
-      g->transpose_b ? KILN_ROCBLAS_OPERATION_TRANSPOSE : KILN_ROCBLAS_OPERATION_NONE;
-  const int single = g->batch == 1;
-  if (g->dtype == KILN_FLOAT32) {
-    const float one = 1.0f, zero = 0.0f;
-    const float *a = (const float *)(uintptr_t)g->a, *b = (const float *)(uintptr_t)g->b;
-    float *c = (float *)(uintptr_t)g->c;
-    if (single)
-      return rocblas_check(rocblas.rocblas_sgemm(h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, b,
-                                                g->ldb, &zero, c, g->ldc),
-                          "rocblas_sgemm");
-    return rocblas_check(rocblas.rocblas_sgemm_strided_batched(
-                            h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, g->stride_a, b,
-                            g->ldb, g->stride_b, &zero, c, g->ldc, g->stride_c, g->batch),
-                        "rocblas_sgemm_strided_batched");
-  }
-  if (g->dtype == KILN_FLOAT64) {
-    const double one = 1.0, zero = 0.0;
-    const double *a = (const double *)(uintptr_t)g->a, *b = (const double *)(uintptr_t)g->b;
-    double *c = (double *)(uintptr_t)g->c;
-    if (single)
-      return rocblas_check(rocblas.rocblas_dgemm(h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, b,
-                                                g->ldb, &zero, c, g->ldc),
-                          "rocblas_dgemm");
-    return rocblas_check(rocblas.rocblas_dgemm_strided_batched(
-                            h, ta, tb, g->m, g->n, g->k, &one, a, g->lda, g->stride_a, b,
-                            g->ldb, g->stride_b, &zero, c, g->ldc, g->stride_c, g->batch),
-                        "rocblas_dgemm_strided_batched");
-  }
-  return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "hip: rocBLAS gemm for %s",
-                        kiln_dtype_name(g->dtype));
+static kiln_status hip_blas_set_stream(void *handle, gpu_stream stream) {
+  return rocblas_check(rocblas.rocblas_set_stream(handle, (hipStream_t)stream),
+                       "rocblas_set_stream");
 }
 
 const gpu_blas kiln_hip_blas = {
     .load = hip_blas_load,
     .create = hip_blas_create,
     .destroy = hip_blas_destroy,
-    .gemm = hip_blas_gemm,
+    .set_stream = hip_blas_set_stream,
+    .check = rocblas_check,
 };

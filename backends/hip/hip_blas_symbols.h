@@ -17,25 +17,26 @@ typedef int64_t rocblas_stride;
 #define KILN_ROCBLAS_OPERATION_NONE 111
 #define KILN_ROCBLAS_OPERATION_TRANSPOSE 112
 
-#define KILN_ROCBLAS_GEMM_PARAMS(T)                                                     \
-  (rocblas_handle handle, rocblas_operation transA, rocblas_operation transB,           \
-   rocblas_int m, rocblas_int n, rocblas_int k, const T *alpha, const T *A,              \
-   rocblas_int lda, const T *B, rocblas_int ldb, const T *beta, T *C, rocblas_int ldc)
-#define KILN_ROCBLAS_GEMM_BATCHED_PARAMS(T)                                              \
-  (rocblas_handle handle, rocblas_operation transA, rocblas_operation transB,            \
-   rocblas_int m, rocblas_int n, rocblas_int k, const T *alpha, const T *A,               \
-   rocblas_int lda, rocblas_stride stride_a, const T *B, rocblas_int ldb,                \
-   rocblas_stride stride_b, const T *beta, T *C, rocblas_int ldc, rocblas_stride stride_c, \
-   rocblas_int batch_count)
+/* The products, declared with the parameter types of backends/gpu's
+ * gpu_blas_gemm_* (the same ABI: the handle a pointer, the enums and
+ * rocblas_int int, rocblas_stride 64-bit), so the shared layer calls them
+ * directly. */
+#define KILN_ROCBLAS_GEMM_PARAMS(T)                                                    \
+  (void *handle, int transA, int transB, int m, int n, int k, const T *alpha,          \
+   const T *A, int lda, const T *B, int ldb, const T *beta, T *C, int ldc)
+#define KILN_ROCBLAS_GEMM_BATCHED_PARAMS(T)                                            \
+  (void *handle, int transA, int transB, int m, int n, int k, const T *alpha,          \
+   const T *A, int lda, long long stride_a, const T *B, int ldb, long long stride_b,   \
+   const T *beta, T *C, int ldc, long long stride_c, int batch_count)
 
 #define KILN_ROCBLAS_REQUIRED(X)                                                      \
   X(rocblas_status, rocblas_create_handle, (rocblas_handle * handle))                 \
   X(rocblas_status, rocblas_destroy_handle, (rocblas_handle handle))                  \
   X(rocblas_status, rocblas_set_stream, (rocblas_handle handle, hipStream_t stream))  \
-  X(rocblas_status, rocblas_sgemm, KILN_ROCBLAS_GEMM_PARAMS(float))                   \
-  X(rocblas_status, rocblas_dgemm, KILN_ROCBLAS_GEMM_PARAMS(double))                  \
-  X(rocblas_status, rocblas_sgemm_strided_batched, KILN_ROCBLAS_GEMM_BATCHED_PARAMS(float)) \
-  X(rocblas_status, rocblas_dgemm_strided_batched, KILN_ROCBLAS_GEMM_BATCHED_PARAMS(double))
+  X(int, rocblas_sgemm, KILN_ROCBLAS_GEMM_PARAMS(float))                   \
+  X(int, rocblas_dgemm, KILN_ROCBLAS_GEMM_PARAMS(double))                  \
+  X(int, rocblas_sgemm_strided_batched, KILN_ROCBLAS_GEMM_BATCHED_PARAMS(float)) \
+  X(int, rocblas_dgemm_strided_batched, KILN_ROCBLAS_GEMM_BATCHED_PARAMS(double))
 
 #define KILN_ROCBLAS_OPTIONAL(X)                                                      \
   X(rocblas_status, rocblas_get_version_string, (char *buf, size_t len))              \
