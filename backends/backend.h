@@ -81,6 +81,27 @@ typedef struct kiln_backend_memory {
   void *object;     /* cl_mem; NULL on CUDA/HIP */
   uint64_t address; /* CUdeviceptr / hipDeviceptr_t; 0 on OpenCL */
 } kiln_backend_memory;
+/* One (batched) matrix product for a vendor BLAS, in row-major terms:
+ * for each batch index q < batch,
+ *   C_q[m x n] = op(A_q) [m x k] * op(B_q) [k x n]
+ * where X_q starts at x_offset + q * stride_x elements into buffer x, row r
+ * of the stored matrix starts ld_x elements after row r - 1, and op(A) is A
+ * (stored m x k) or, with transpose_a, the transpose of A (stored k x m);
+ * likewise B. Core guarantees: m, n, k, batch >= 1; every ld_x >= the stored
+ * row length (>= 1); stride_x >= 0 (0: one matrix shared by every batch
+ * index; C's strides never overlap); offsets and strides are in elements.
+ * Column-major libraries compute C^T = op(B)^T op(A)^T with the same
+ * numbers. */
+typedef struct kiln_backend_gemm {
+  kiln_dtype dtype; /* FLOAT32 or FLOAT64 for now; others are UNIMPLEMENTED */
+  int transpose_a;
+  int transpose_b;
+  int64_t m, n, k, batch;
+  kiln_backend_buffer *a, *b, *c;
+  uint64_t a_offset, b_offset, c_offset; /* elements */
+  int64_t ld_a, ld_b, ld_c;              /* elements */
+  int64_t stride_a, stride_b, stride_c;  /* elements between batch matrices */
+} kiln_backend_gemm;
 
 typedef struct kiln_backend_ops {
   /* Backend name as used in KILN_BACKEND: "cuda", "hip", "opencl". */
@@ -257,6 +278,20 @@ typedef struct kiln_backend_ops {
                            kiln_backend_device *src_device,
                            kiln_backend_buffer *src, uint64_t src_offset,
                            size_t bytes);
+  /* OPTIONAL, both or neither: the vendor's BLAS (core's portable GEMM
+   * kernel runs when NULL or unavailable).
+   * blas_describe loads the library on first use (once, thread-safe) and
+   * writes one line into text: what is used ("<library> <version>
+   * (<file>)") and returns KILN_OK, or returns UNAVAILABLE with the reason
+   * (each path tried and the loader's reason) as the error detail and in
+   * text. Cheap after the first call.
+   * gemm queues one kiln_backend_gemm on stream (ordered with the stream's
+   * other work). UNAVAILABLE when the library is missing (as
+   * blas_describe), UNIMPLEMENTED for a case outside its reach (a dtype,
+   * sizes beyond its integer type): core then uses its kernel. */
+  kiln_status (*blas_describe)(kiln_backend_device *device, char *text, size_t size);
+  kiln_status (*gemm)(kiln_backend_device *device, kiln_backend_stream *stream,
+                      const kiln_backend_gemm *gemm);
 } kiln_backend_ops;
 
 /* Each backend exposes exactly one symbol: its ops table. */

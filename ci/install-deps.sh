@@ -8,6 +8,9 @@
 #   interop:           libdlpack-dev (dlpack.h; third_party/dlpack is the
 #                      fallback), libopenmpi-dev + openmpi-bin (the MPI
 #                      examples and their mpi_* tests; kiln never links MPI)
+#   matmul on OpenCL:  libclblast1 (CLBlast, dlopen'ed by the OpenCL backend;
+#                      without it kiln's portable GEMM kernel is used);
+#                      python3-numpy for bench/matmul_peers.py's CPU side
 #   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
 #                      device libraries; compile for AMD targets, no GPU)
 # NVRTC comes from a CUDA toolkit in /usr/local/cuda when one is installed;
@@ -15,7 +18,8 @@
 set -euo pipefail
 
 packages=(gcc clang libclang-rt-dev cmake make pkg-config binutils pocl-opencl-icd
-          ocl-icd-opencl-dev opencl-headers clinfo libdlpack-dev libopenmpi-dev openmpi-bin)
+          ocl-icd-opencl-dev opencl-headers clinfo libdlpack-dev libopenmpi-dev openmpi-bin
+          libclblast1 python3-numpy)
 if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
   packages+=(libamdhip64-dev rocm-device-libs)
 fi

@@ -10,7 +10,8 @@ build=$(bash "$root/ci/build.sh" | tail -n 1)
 echo "== kiln-info"
 "$build/tools/kiln-info"
 for example in add_kernel monte_carlo_pi gaussian_pdf polar_distance zero_suppress \
-               hidden_layer cartesian_to_polar gufunc_polar gufunc_average gufunc_l2_norm; do
+               hidden_layer cartesian_to_polar gufunc_polar gufunc_average gufunc_l2_norm \
+               matmul; do
   if [ -x "$build/examples/$example" ]; then
     echo "== $example"
     "$build/examples/$example"

@@ -1,7 +1,9 @@
 /* kiln-info: lists every backend compiled into libkiln (loaded or not, and
  * why), its devices and their properties, then opens the context the
  * environment selects (KILN_BACKEND, KILN_DEVICE, KILN_OPENCL_PLATFORM).
- * Exit status 0 when that context opens, 1 with the reason otherwise. */
+ * For each backend with a device, the path matrix products take (vendor
+ * BLAS or kiln's portable kernel, and why). Exit status 0 when that
+ * context opens, 1 with the reason otherwise. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +19,23 @@ static void print_device(const kiln_device_info *d) {
          d->compute_units, (double)d->global_memory / (1024.0 * 1024 * 1024),
          (unsigned long long)(d->local_memory / 1024),
          (unsigned long long)d->max_work_group_size, d->has_double ? "yes" : "no");
+}
+
+/* Which path matrix products take on device 0 of a backend, and why. */
+static void print_blas(const char *name) {
+  kiln_context_options options;
+  kiln_context_options_init(&options);
+  options.backends = name;
+  options.device = 0;
+  kiln_context *ctx = NULL;
+  char text[1024];
+  if (kiln_context_create(&options, &ctx) != KILN_OK)
+    printf("    blas: unknown (cannot open device 0: %s)\n", kiln_last_error());
+  else if (kiln_linalg_describe(ctx, text, sizeof text) != KILN_OK)
+    printf("    blas: %s\n", kiln_last_error());
+  else
+    printf("    blas: %s\n", text);
+  kiln_context_release(ctx);
 }
 
 static void list_backend(const char *name) {
@@ -40,6 +59,7 @@ static void list_backend(const char *name) {
     if (kiln_backend_device_info(name, NULL, i, &info) == KILN_OK) print_device(&info);
     else printf("    [%d] %s\n", i, kiln_last_error());
   }
+  if (count > 0) print_blas(name);
 }
 
 int main(int argc, char **argv) {

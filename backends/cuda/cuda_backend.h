@@ -11,6 +11,9 @@
  * (cuda_runtime.c). */
 extern const gpu_runtime kiln_cuda_gpu;
 
+/* cuBLAS (cuda_blas.c), the runtime's optional vendor BLAS. */
+extern const gpu_blas kiln_cuda_blas;
+
 /* NVRTC and CUDA's choice of target behind the shared compile flow
  * (cuda_compile.c). */
 extern const gpu_compiler kiln_cuda_compiler;

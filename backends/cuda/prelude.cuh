@@ -32,7 +32,7 @@ typedef int64_t kiln_index;
 #define KILN_LOCAL
 /* file-scope read-only tables: KILN_CONSTANT const float t[] = {...}; */
 #define KILN_CONSTANT __constant__
-#define KILN_LOCAL_ARRAY(type, name, count) __shared__ type name[count]
+#define KILN_LOCAL_ARRAY(type, name, count) __shared__ __attribute__((aligned(16))) type name[count]
 
 /* Dynamic local memory: the backend packs the LOCAL arguments of a launch
  * into one dynamic shared allocation, each at a 16-byte aligned offset, and

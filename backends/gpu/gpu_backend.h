@@ -118,6 +118,13 @@ kiln_status gpu_copy_peer(kiln_backend_device *dst_device,
                           kiln_backend_device *src_device,
                           kiln_backend_buffer *src, uint64_t src_offset,
                           size_t bytes);
+/* blas_describe and gemm over runtime->blas (gpu_blas.c): a handle per
+ * device, made on first use and destroyed by device_close. */
+kiln_status gpu_blas_describe(kiln_backend_device *device, char *text, size_t size);
+kiln_status gpu_gemm(kiln_backend_device *device, kiln_backend_stream *stream,
+                     const kiln_backend_gemm *gemm);
+/* Destroys the device's handle, if any (device_close, context entered). */
+void gpu_blas_close(kiln_backend_device *device);
 
 #define GPU_BACKEND_SHARED_OPS                         \
   .device_close = gpu_device_close,                    \
@@ -151,6 +158,8 @@ kiln_status gpu_copy_peer(kiln_backend_device *dst_device,
   .native_handles = gpu_native_handles,                \
   .buffer_native = gpu_buffer_native,                  \
   .buffer_wrap = gpu_buffer_wrap,                      \
-  .copy_peer = gpu_copy_peer
+  .copy_peer = gpu_copy_peer,                          \
+  .blas_describe = gpu_blas_describe,                  \
+  .gemm = gpu_gemm
 
 #endif

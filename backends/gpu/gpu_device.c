@@ -191,6 +191,7 @@ void gpu_device_close(kiln_backend_device *device) {
     if (runtime->context_synchronize() != KILN_OK)
       kiln_log(KILN_LOG_WARN, "%s device %d: waiting for work at close: %s",
                runtime->name, device->ordinal, kiln_last_error());
+    gpu_blas_close(device);
     if (runtime->stream_destroy(device->default_stream) != KILN_OK)
       kiln_log(KILN_LOG_WARN, "%s device %d: destroying the default stream: %s",
                runtime->name, device->ordinal, kiln_last_error());

@@ -17,7 +17,9 @@ struct kiln_backend_device {
   uint64_t warp_size;
   size_t shared_default; /* shared bytes per block without opting in */
   size_t shared_optin;   /* ... after opting in (>= shared_default) */
-  pthread_mutex_t lock;  /* guards kiln_backend_function.dynamic_shared_limit */
+  pthread_mutex_t lock;  /* guards kiln_backend_function.dynamic_shared_limit,
+                            blas_handle and its use (stream + call) */
+  void *blas_handle;     /* runtime->blas handle, made on first use */
 };
 
 struct kiln_backend_buffer {

@@ -69,6 +69,60 @@ typedef enum gpu_function_attribute {
   GPU_FUNCTION_STATIC_SHARED_BYTES
 } gpu_function_attribute;
 
+/* The products of a GPU vendor BLAS, with the C signature cuBLAS and
+ * rocBLAS share (xGEMM and xGEMM_STRIDED_BATCHED: column-major; transposes
+ * as the vendor's enum values; alpha and beta host pointers; 32-bit sizes,
+ * 64-bit batch strides). Each returns the vendor's status, 0 on success.
+ * The backends declare the vendor functions with these parameter types
+ * (same ABI as the vendor's typedefs), so the shared layer calls them
+ * directly. */
+typedef int (*gpu_blas_gemm_f32)(void *handle, int transa, int transb, int m, int n, int k,
+                                 const float *alpha, const float *a, int lda, const float *b,
+                                 int ldb, const float *beta, float *c, int ldc);
+typedef int (*gpu_blas_gemm_f64)(void *handle, int transa, int transb, int m, int n, int k,
+                                 const double *alpha, const double *a, int lda,
+                                 const double *b, int ldb, const double *beta, double *c,
+                                 int ldc);
+typedef int (*gpu_blas_gemm_batched_f32)(void *handle, int transa, int transb, int m, int n,
+                                         int k, const float *alpha, const float *a, int lda,
+                                         long long stride_a, const float *b, int ldb,
+                                         long long stride_b, const float *beta, float *c,
+                                         int ldc, long long stride_c, int batch);
+typedef int (*gpu_blas_gemm_batched_f64)(void *handle, int transa, int transb, int m, int n,
+                                         int k, const double *alpha, const double *a,
+                                         int lda, long long stride_a, const double *b,
+                                         int ldb, long long stride_b, const double *beta,
+                                         double *c, int ldc, long long stride_c, int batch);
+
+/* What a vendor BLAS gives once loaded. */
+typedef struct gpu_blas_calls {
+  int op_n, op_t; /* the vendor's "no transpose" and "transpose" values */
+  gpu_blas_gemm_f32 gemm_f32;
+  gpu_blas_gemm_f64 gemm_f64;
+  gpu_blas_gemm_batched_f32 gemm_batched_f32;
+  gpu_blas_gemm_batched_f64 gemm_batched_f64;
+  /* the vendor's names of the four, for messages */
+  const char *names[4];
+} gpu_blas_calls;
+
+/* The vendor BLAS of a GPU runtime (cuBLAS, rocBLAS), loaded at run time. */
+typedef struct gpu_blas {
+  /* Loads the library on the first call (once, thread-safe; every later
+   * call reports the same). KILN_OK and a one-line description
+   * ("cuBLAS 13.0.2 (libcublas.so.13)") in text, or UNAVAILABLE with each
+   * path tried, also in text. text may be NULL (size 0): just the status,
+   * cheaply, for every product. On success *calls (may be NULL) receives
+   * the library's products, valid for the process. */
+  kiln_status (*load)(char *text, size_t size, const gpu_blas_calls **calls);
+  /* A handle for the current context / device (the caller entered it). */
+  kiln_status (*create)(void **handle);
+  void (*destroy)(void *handle);
+  /* Makes the handle queue its work on stream. */
+  kiln_status (*set_stream)(void *handle, gpu_stream stream);
+  /* The vendor's status as a kiln status naming `call`; KILN_OK for 0. */
+  kiln_status (*check)(int status, const char *call);
+} gpu_blas;
+
 typedef struct gpu_runtime {
   const char *name;     /* backend name: "cuda", "hip" */
   const char *vendor;   /* kiln_device_info.vendor */
@@ -161,6 +215,8 @@ typedef struct gpu_runtime {
                         const unsigned int block[3],
                         unsigned int shared_bytes, gpu_stream stream,
                         void **params);
+  /* OPTIONAL: the vendor BLAS (NULL: none; core uses its own kernel). */
+  const gpu_blas *blas;
 } gpu_runtime;
 
 #endif

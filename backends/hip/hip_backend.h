@@ -10,6 +10,9 @@
 /* The HIP runtime + hiprtc behind the shared GPU layer (hip_runtime.c). */
 extern const gpu_runtime kiln_hip_gpu;
 
+/* rocBLAS (hip_blas.c), the runtime's optional vendor BLAS. */
+extern const gpu_blas kiln_hip_blas;
+
 /* hiprtc and HIP's choice of target behind the shared compile flow
  * (hip_compile.c). */
 extern const gpu_compiler kiln_hip_compiler;

@@ -43,4 +43,6 @@ const kiln_backend_ops kiln_backend_opencl = {
     .native_handles = kiln_opencl_native_handles,
     .buffer_native = kiln_opencl_buffer_native,
     .buffer_wrap = kiln_opencl_buffer_wrap,
+    .blas_describe = kiln_opencl_blas_describe,
+    .gemm = kiln_opencl_gemm,
 };

@@ -157,4 +157,9 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
                                const kiln_backend_launch *launch, int nargs,
                                const kiln_backend_arg *args);
 
+/* opencl_blas.c: CLBlast (optional; blas_describe and gemm) */
+kiln_status kiln_opencl_blas_describe(kiln_backend_device *device, char *text, size_t size);
+kiln_status kiln_opencl_gemm(kiln_backend_device *device, kiln_backend_stream *stream,
+                             const kiln_backend_gemm *gemm);
+
 #endif

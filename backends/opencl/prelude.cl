@@ -31,7 +31,7 @@ typedef int64_t kiln_index;
 #define KILN_LOCAL __local
 /* file-scope read-only tables: KILN_CONSTANT const float t[] = {...}; */
 #define KILN_CONSTANT __constant
-#define KILN_LOCAL_ARRAY(type, name, count) __local type name[count]
+#define KILN_LOCAL_ARRAY(type, name, count) __local type name[count] __attribute__((aligned(16)))
 #define KILN_LOCAL_PARAM(type) __local type *
 
 /* ---- work-item indexing --------------------------------------------------- */

@@ -2,12 +2,14 @@
 #include "core/catalog/generated_kernels.h"
 #include "core/codegen/elementwise.h"
 #include "core/gufunc/gufunc_internal.h"
+#include "core/linalg/linalg_internal.h"
 #include "core/ufunc/ufunc_internal.h"
 
 typedef kiln_status (*family_adder)(kiln_catalog *catalog);
 
 static const family_adder families[] = {
     kiln_ew_catalog_add,
+    kiln_gemm_catalog_add,
     kiln_ufunc_catalog_add,
     kiln_gufunc_catalog_add,
 };

@@ -9,7 +9,8 @@
 
 /* Appends every built-in kernel family: fill for every dtype, copy/cast for
  * every dtype pair, each in its contiguous and strided variants, and the
- * built-in ufuncs with user-style ufuncs. */
+ * built-in ufuncs with user-style ufuncs, and the portable GEMM kernel of
+ * matrix products (core/linalg). */
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog);
 
 #endif

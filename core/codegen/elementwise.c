@@ -202,6 +202,10 @@ void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char
 }
 
 kiln_status kiln_ew_fill(kiln_array *dst, const void *value) {
+  return kiln_ew_fill_on(dst, value, NULL);
+}
+
+kiln_status kiln_ew_fill_on(kiln_array *dst, const void *value, kiln_stream *stream) {
   kiln_ew_signature sig = {.ninputs = 0, .noperands = 1, .dtypes = {dst->dtype},
                            .nscalars = 1, .scalar_dtypes = {dst->dtype}};
   /* bool storage is a byte: normalise any nonzero byte to 1 */
@@ -212,15 +216,19 @@ kiln_status kiln_ew_fill(kiln_array *dst, const void *value) {
   }
   const kiln_array *operands[1] = {dst};
   const void *scalars[1] = {value};
-  return kiln_ew_run(dst->buffer->ctx, NULL, &sig, "kiln_fill", NULL, "v0 = s0;", operands,
+  return kiln_ew_run(dst->buffer->ctx, stream, &sig, "kiln_fill", NULL, "v0 = s0;", operands,
                      scalars);
 }
 
 kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src) {
+  return kiln_ew_copy_on(dst, src, NULL);
+}
+
+kiln_status kiln_ew_copy_on(kiln_array *dst, const kiln_array *src, kiln_stream *stream) {
   kiln_ew_signature sig = {.ninputs = 1, .noperands = 2, .dtypes = {src->dtype, dst->dtype}};
   char body[128], cast[96];
   kiln_ew_cast_expression(src->dtype, dst->dtype, "v0", cast, sizeof cast);
   snprintf(body, sizeof body, "v1 = %s;", cast);
   const kiln_array *operands[2] = {src, dst};
-  return kiln_ew_run(dst->buffer->ctx, NULL, &sig, "kiln_copy", NULL, body, operands, NULL);
+  return kiln_ew_run(dst->buffer->ctx, stream, &sig, "kiln_copy", NULL, body, operands, NULL);
 }

@@ -81,6 +81,10 @@ kiln_status kiln_ew_fill(kiln_array *dst, const void *value);
 /* dst = src cast to dst's dtype; src already has dst's shape. */
 kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src);
 
+/* kiln_ew_fill and kiln_ew_copy queued on `stream` (NULL: default). */
+kiln_status kiln_ew_fill_on(kiln_array *dst, const void *value, kiln_stream *stream);
+kiln_status kiln_ew_copy_on(kiln_array *dst, const kiln_array *src, kiln_stream *stream);
+
 /* The cast expression for one value `v` of `from` to `to`, NumPy's unsafe
  * casting: to bool means "nonzero". Written into out (>= 96 bytes). */
 void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,

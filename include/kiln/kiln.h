@@ -14,6 +14,7 @@
 #include "kiln/gufunc.h"
 #include "kiln/random.h"
 #include "kiln/interop.h"
+#include "kiln/linalg.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1

@@ -4,7 +4,7 @@
  * For every scenario (array creation, views and transfers, raw kernel
  * compile and launch, ufunc calls on device and on host operands, streams
  * and events, the memory pool and pinned host memory, gufuncs on device
- * and pinned host operands) and each kind of fault (a call into the backend table, a
+ * and pinned host operands, matrix products) and each kind of fault (a call into the backend table, a
  * host allocation in kiln), the driver runs the scenario once per n =
  * 1, 2, ... with call n made to fail, on a fresh context, until a run no
  * longer reaches the fault. Each run must:
@@ -295,6 +295,42 @@ static kiln_status scenario_gufunc(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* matmul of a (7, 31) matrix by the transpose of a (5, 31) one (the vendor
+ * BLAS where there is one, else the portable kernel), and a vdot. */
+static kiln_status scenario_matmul(kiln_context *ctx, int *correct) {
+  int64_t shape_a[2] = {7, 31}, shape_b[2] = {5, 31};
+  kiln_array *a = NULL, *b = NULL, *bt = NULL, *c = NULL, *v = NULL;
+  static double product[35], dot;
+  kiln_status s;
+  CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape_a, NULL, host_x, &a), a);
+  if (s == KILN_OK) CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape_b, NULL, host_y, &b), b);
+  if (s == KILN_OK) CREATE(s, kiln_array_transpose(b, NULL, &bt), bt);
+  if (s == KILN_OK) CREATE(s, kiln_matmul(a, bt, NULL, NULL, &c), c);
+  if (s == KILN_OK) CREATE(s, kiln_vdot(a, a, NULL, &v), v);
+  static float got[35], got_dot;
+  if (s == KILN_OK) s = kiln_array_to_host(c, got, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(v, &got_dot, NULL);
+  if (s == KILN_OK) {
+    int ok = 1;
+    dot = 0;
+    for (int k = 0; k < 7 * 31; k++) dot += (double)host_x[k] * host_x[k];
+    for (int i = 0; i < 7; i++)
+      for (int j = 0; j < 5; j++) {
+        product[i * 5 + j] = 0;
+        for (int k = 0; k < 31; k++)
+          product[i * 5 + j] += (double)host_x[i * 31 + k] * host_y[j * 31 + k];
+        ok = ok && fabs(got[i * 5 + j] - product[i * 5 + j]) <= 1e-4 * (1 + fabs(product[i * 5 + j]));
+      }
+    *correct = ok && fabs(got_dot - dot) <= 1e-4 * dot;
+  }
+  kiln_array_release(v);
+  kiln_array_release(c);
+  kiln_array_release(bt);
+  kiln_array_release(b);
+  kiln_array_release(a);
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -364,6 +400,7 @@ static void test_kernel(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("k
 static void test_ufunc_device(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_device", scenario_ufunc_device); }
 static void test_ufunc_host(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_host", scenario_ufunc_host); }
 static void test_gufunc(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("gufunc", scenario_gufunc); }
+static void test_matmul(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("matmul", scenario_matmul); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 
@@ -383,7 +420,7 @@ static const harness_test tests[] = {
     {"arrays", test_arrays},         {"kernel", test_kernel},
     {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
     {"streams", test_streams},       {"memory", test_memory},
-    {"gufunc", test_gufunc},       {"totals", test_totals},
+    {"gufunc", test_gufunc},         {"matmul", test_matmul},       {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
