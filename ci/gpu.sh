@@ -30,6 +30,10 @@ suite() { # name, label regex, then environment assignments
 }
 if [ "$mode" != bench ]; then
 suite cuda "backend=cuda" KILN_TEST_REQUIRE=cuda
+# CLBlast for NVIDIA's OpenCL, when carried (.carry/libclblast.so.1 from
+# Debian's libclblast1: the GPU machine has none)
+clblast=$(ls "$root"/.carry/libclblast.so.1 2>/dev/null)
+[ -n "$clblast" ] && export KILN_CLBLAST_PATH=$clblast
 suite opencl-nvidia "backend=opencl" KILN_TEST_REQUIRE=opencl KILN_OPENCL_PLATFORM=NVIDIA
 
 carried=$(ls "$root"/.carry/libkiln.so.* 2>/dev/null | head -1)
