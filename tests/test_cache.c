@@ -502,14 +502,18 @@ static int run_children(const char *dir, int round, int children) {
       _exit(127);
     }
   }
-  int failed = 0;
+  int failed = 0, unavailable = 0;
   for (int c = 0; c < children; c++) {
     int status = 0;
-    if (pids[c] < 0 || waitpid(pids[c], &status, 0) != pids[c] || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0)
+    if (pids[c] < 0 || waitpid(pids[c], &status, 0) != pids[c] || !WIFEXITED(status))
+      failed++;
+    else if (WEXITSTATUS(status) == HARNESS_SKIP)
+      unavailable++;
+    else if (WEXITSTATUS(status) != 0)
       failed++;
   }
-  return failed;
+  /* every child found the device unavailable: say so (the caller skips) */
+  return unavailable == children ? -1 : failed + unavailable;
 }
 
 /* A child of test_concurrent_processes: compiles two kernels and a ufunc,
@@ -521,6 +525,17 @@ static int child_main(char **argv) {
   device.index = atoi(argv[5]);
   int round = atoi(argv[3]);
   for (int pass = 0; pass < 2; pass++) {
+    kiln_context_options o;
+    kiln_context_options_init(&o);
+    o.backends = device.backend;
+    o.device = device.index;
+    kiln_context *probe = NULL;
+    if (pass == 0 && kiln_context_create(&o, &probe) == KILN_ERROR_UNAVAILABLE) {
+      /* the device the parent holds is not offered to a new process */
+      fprintf(stderr, "child: %s\n", kiln_last_error());
+      return HARNESS_SKIP;
+    }
+    kiln_context_release(probe);
     kiln_context *ctx = open_context(argv[2], 1, 0);
     if (!ctx) return 1;
     run_kernel(ctx, "cache_scale", 100 + round, 0, 1009);
@@ -539,6 +554,12 @@ static void test_concurrent_processes(kiln_context *harness_ctx) {
    * same entries at once, and readers of entries being replaced */
   for (int round = 0; round < 4; round++) {
     int failed = run_children(dir, round, 4);
+    if (failed < 0) {
+      harness_skip("child processes cannot open %s device %d here (their message is above); "
+                   "concurrent writers are tested on the other backends",
+                   device.backend, device.index);
+      break;
+    }
     CHECK_MSG(failed == 0, "round %d: %d of 4 processes failed", round, failed);
     entry_list list;
     list_entries(dir, &list);
