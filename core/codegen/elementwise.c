@@ -1,6 +1,8 @@
 /* core/codegen/elementwise.c: planning, generating and launching element-wise
- * loops. Every kernel is a grid-stride loop with 64-bit indices, so any
- * size (also > 2^31 elements) runs with a bounded grid. */
+ * loops. Every kernel visits its elements through the prelude's
+ * KILN_ELEMENTS_BEGIN/END with 64-bit indices and is launched by
+ * kiln_program_launch_elements: a grid-stride loop over a bounded grid on
+ * GPUs, one element per work-item with no bound test on CPU devices. */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +59,8 @@ kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands
     layout->shape[d] = shape[d];
     for (int k = 0; k < noperands; k++) layout->strides[k][d] = strides[k][d];
   }
+  for (int k = 0; k < noperands && layout->ndim > 0; k++)
+    if (strides[k][layout->ndim - 1] == 1) layout->unit_inner |= 1u << k;
   return KILN_OK;
 }
 
@@ -66,7 +70,7 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
     kiln_strbuf_append(out, preamble);
     kiln_strbuf_append(out, "\n");
   }
-  kiln_strbuf_appendf(out, "KILN_KERNEL void %s(int64_t n", name);
+  kiln_strbuf_appendf(out, "KILN_KERNEL void %s(int64_t n, int64_t base", name);
   for (int d = 0; d < ndim; d++) kiln_strbuf_appendf(out, ", int64_t shape%d", d);
   for (int k = 0; k < sig->noperands; k++) {
     kiln_strbuf_appendf(out, ",\n    KILN_GLOBAL %s%s *p%d, int64_t o%d",
@@ -77,7 +81,7 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
   for (int s = 0; s < sig->nscalars; s++)
     kiln_strbuf_appendf(out, ",\n    %s s%d", kiln_dtype_kernel_type(sig->scalar_dtypes[s]), s);
   kiln_strbuf_append(out, ") {\n"
-                          "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0)) {\n");
+                          "  KILN_ELEMENTS_BEGIN(i, base, n)\n");
   if (ndim == 0) {
     for (int k = 0; k < sig->noperands; k++)
       kiln_strbuf_appendf(out, "    int64_t e%d = o%d + i;\n", k, k);
@@ -91,8 +95,12 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
         kiln_strbuf_appendf(out, "    { int64_t c = r %% shape%d; r /= shape%d;\n", d, d);
       else
         kiln_strbuf_append(out, "    { int64_t c = r;\n");
-      for (int k = 0; k < sig->noperands; k++)
-        kiln_strbuf_appendf(out, "      e%d += c * t%d_%d;\n", k, k, d);
+      for (int k = 0; k < sig->noperands; k++) {
+        if (d == ndim - 1 && (sig->unit_inner >> k & 1u))
+          kiln_strbuf_appendf(out, "      e%d += c;\n", k);
+        else
+          kiln_strbuf_appendf(out, "      e%d += c * t%d_%d;\n", k, k, d);
+      }
       kiln_strbuf_append(out, "    }\n");
     }
   }
@@ -104,14 +112,14 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
   kiln_strbuf_appendf(out, "    { %s }\n", body);
   for (int k = sig->ninputs; k < sig->noperands; k++)
     kiln_strbuf_appendf(out, "    p%d[e%d] = v%d;\n", k, k, k);
-  kiln_strbuf_append(out, "  }\n}\n");
+  kiln_strbuf_append(out, "  KILN_ELEMENTS_END\n}\n");
 }
 
 kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
                            const kiln_ew_signature *sig, const kiln_ew_layout *layout,
                            const void *const *scalars) {
   if (layout->n == 0) return KILN_OK;
-  enum { MAX_ARGS = 1 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
+  enum { MAX_ARGS = 2 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
                     KILN_EW_MAX_SCALARS };
   kiln_backend_arg args[MAX_ARGS];
   int n = 0;
@@ -119,6 +127,7 @@ kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_pr
   (args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = (ptr), \
                                   .size = sizeof(int64_t)})
   SCALAR_ARG(&layout->n);
+  int base_arg = n++; /* set by kiln_program_launch_elements */
   for (int d = 0; d < layout->ndim; d++) SCALAR_ARG(&layout->shape[d]);
   for (int k = 0; k < sig->noperands; k++) {
     args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = layout->buffers[k]};
@@ -129,9 +138,7 @@ kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_pr
   for (int s = 0; s < sig->nscalars; s++)
     args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = scalars[s],
                                    .size = kiln_dtype_size(sig->scalar_dtypes[s])};
-  kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
-  kiln_program_grid_1d(ctx, program, layout->n, &launch.global[0], &launch.local[0]);
-  return kiln_program_launch(ctx, program, stream, &launch, n, args);
+  return kiln_program_launch_elements(ctx, program, stream, layout->n, n, args, base_arg);
 }
 
 typedef struct ew_request {
@@ -152,11 +159,14 @@ kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_si
   kiln_ew_layout layout;
   KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(sig->noperands, operands, &layout));
   if (layout.n == 0) return KILN_OK;
+  kiln_ew_signature specialised = *sig;
+  specialised.unit_inner = layout.unit_inner;
+  sig = &specialised;
   /* Name the program by what generates it (a few dozen bytes), so a repeat
    * call neither generates nor hashes the source. */
   char key[1024];
-  int n = snprintf(key, sizeof key, "\1ew|%s|%d|%d|%d|%d|", name, layout.ndim, sig->ninputs,
-                   sig->noperands, sig->nscalars);
+  int n = snprintf(key, sizeof key, "\1ew|%s|%d|%x|%d|%d|%d|", name, layout.ndim,
+                   (unsigned)sig->unit_inner, sig->ninputs, sig->noperands, sig->nscalars);
   for (int k = 0; k < sig->noperands && n < (int)sizeof key; k++)
     n += snprintf(key + n, sizeof key - (size_t)n, "%d,", (int)sig->dtypes[k]);
   for (int k = 0; k < sig->nscalars && n < (int)sizeof key; k++)

@@ -16,6 +16,10 @@ typedef enum kiln_log_level {
  * INVALID_ARGUMENT naming the variable for any other value. */
 kiln_status kiln_log_level_from_env(kiln_log_level *level);
 
+/* Nonzero when KILN_LOG is at `level` or more verbose: lets a caller skip
+ * building a long message nobody will see. */
+int kiln_log_enabled(kiln_log_level level);
+
 /* Writes one line to stderr when KILN_LOG is at `level` or more verbose. */
 void kiln_log(kiln_log_level level, const char *format, ...) KILN_PRINTF(2, 3);
 
