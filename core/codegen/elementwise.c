@@ -59,8 +59,6 @@ kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands
     layout->shape[d] = shape[d];
     for (int k = 0; k < noperands; k++) layout->strides[k][d] = strides[k][d];
   }
-  for (int k = 0; k < noperands && layout->ndim > 0; k++)
-    if (strides[k][layout->ndim - 1] == 1) layout->unit_inner |= 1u << k;
   return KILN_OK;
 }
 
@@ -95,12 +93,8 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
         kiln_strbuf_appendf(out, "    { int64_t c = r %% shape%d; r /= shape%d;\n", d, d);
       else
         kiln_strbuf_append(out, "    { int64_t c = r;\n");
-      for (int k = 0; k < sig->noperands; k++) {
-        if (d == ndim - 1 && (sig->unit_inner >> k & 1u))
-          kiln_strbuf_appendf(out, "      e%d += c;\n", k);
-        else
-          kiln_strbuf_appendf(out, "      e%d += c * t%d_%d;\n", k, k, d);
-      }
+      for (int k = 0; k < sig->noperands; k++)
+        kiln_strbuf_appendf(out, "      e%d += c * t%d_%d;\n", k, k, d);
       kiln_strbuf_append(out, "    }\n");
     }
   }
@@ -159,14 +153,11 @@ kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_si
   kiln_ew_layout layout;
   KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(sig->noperands, operands, &layout));
   if (layout.n == 0) return KILN_OK;
-  kiln_ew_signature specialised = *sig;
-  specialised.unit_inner = layout.unit_inner;
-  sig = &specialised;
   /* Name the program by what generates it (a few dozen bytes), so a repeat
    * call neither generates nor hashes the source. */
   char key[1024];
-  int n = snprintf(key, sizeof key, "\1ew|%s|%d|%x|%d|%d|%d|", name, layout.ndim,
-                   (unsigned)sig->unit_inner, sig->ninputs, sig->noperands, sig->nscalars);
+  int n = snprintf(key, sizeof key, "\1ew|%s|%d|%d|%d|%d|", name, layout.ndim, sig->ninputs,
+                   sig->noperands, sig->nscalars);
   for (int k = 0; k < sig->noperands && n < (int)sizeof key; k++)
     n += snprintf(key + n, sizeof key - (size_t)n, "%d,", (int)sig->dtypes[k]);
   for (int k = 0; k < sig->nscalars && n < (int)sizeof key; k++)

@@ -24,11 +24,6 @@ typedef struct kiln_ew_signature {
   kiln_dtype dtypes[KILN_EW_MAX_OPERANDS];
   int nscalars;
   kiln_dtype scalar_dtypes[KILN_EW_MAX_SCALARS];
-  /* strided layouts: bit k set when operand k steps by one element along
-   * the innermost dim; the kernel then indexes it without the runtime
-   * stride, so a CPU compiler emits plain vector loads and stores for it
-   * instead of gathers and scatters. 0: every stride from the arguments. */
-  uint32_t unit_inner;
 } kiln_ew_signature;
 
 typedef struct kiln_ew_layout {
@@ -38,7 +33,6 @@ typedef struct kiln_ew_layout {
   kiln_backend_buffer *buffers[KILN_EW_MAX_OPERANDS];
   int64_t offsets[KILN_EW_MAX_OPERANDS];                /* elements */
   int64_t strides[KILN_EW_MAX_OPERANDS][KILN_MAX_DIMS]; /* elements */
-  uint32_t unit_inner; /* bit k: strides[k][ndim - 1] == 1 (ndim > 0) */
 } kiln_ew_layout;
 
 /* Merges dims and decides contiguous vs strided. All operands must have

@@ -198,7 +198,6 @@ kiln_status kiln_ufunc_launch(kiln_ufunc *u, const kiln_ufunc_plan *plan,
   memset(&key, 0xff, sizeof key);
   key.signature = (int16_t)plan->signature;
   key.ndim = (int8_t)layout.ndim;
-  key.unit_inner = layout.unit_inner;
   for (int j = 0; j < u->nin + u->nout; j++)
     key.operands[j] = plan->operands[j].where == KILN_UFUNC_BY_VALUE
                           ? KILN_UFUNC_SCALAR_SLOT

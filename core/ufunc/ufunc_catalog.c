@@ -17,7 +17,6 @@ static void add_variant(kiln_ufunc *u, const char *base, int signature, int ndim
   memset(&key, 0xff, sizeof key);
   key.signature = (int16_t)signature;
   key.ndim = (int8_t)ndim;
-  key.unit_inner = ndim > 0 ? 1u : 0u; /* operand 0 unit-stride, the rest general */
   for (int j = 0; j < u->nin + u->nout; j++) key.operands[j] = (uint8_t)s->dtypes[j];
   if (load0 != KILN_DTYPE_COUNT) key.operands[0] = (uint8_t)load0;
   if (store0 != KILN_DTYPE_COUNT) key.operands[u->nin] = (uint8_t)store0;

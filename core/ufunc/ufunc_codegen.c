@@ -29,7 +29,6 @@ void kiln_ufunc_ew_signature(const kiln_ufunc *ufunc, const kiln_ufunc_variant_k
   sig->noperands = sig->ninputs;
   for (int k = 0; k < ufunc->nout; k++)
     sig->dtypes[sig->noperands++] = (kiln_dtype)key->operands[ufunc->nin + k];
-  sig->unit_inner = key->unit_inner;
 }
 
 static void append_name(kiln_strbuf *b, const kiln_ufunc_sig *s, int slot) {

@@ -47,7 +47,6 @@ typedef struct kiln_ufunc_variant_key {
   /* per ufunc operand: array dtype, or KILN_UFUNC_SCALAR_SLOT for a scalar
    * input passed by value; unused slots 0xff */
   uint8_t operands[KILN_UFUNC_MAX_OPERANDS];
-  uint32_t unit_inner; /* kiln_ew_layout.unit_inner of the launch */
 } kiln_ufunc_variant_key;
 #define KILN_UFUNC_SCALAR_SLOT 0xfe
 
