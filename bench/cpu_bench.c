@@ -2,8 +2,9 @@
  * the same process, on the same device and data (docs/performance.md,
  * "CPU (PoCL)"). Each workload runs four ways, time per call (launch +
  * finish), median of the repeats, the ways interleaved so that load from
- * other processes hits them alike; each ratio is the median of the
- * per-repeat ratios (paired, so that drift in the load cancels):
+ * other processes hits them alike (the order rotating each repeat); each
+ * ratio is the median of the per-repeat ratios (paired, so that drift in
+ * the load cancels):
  *   plain    plain OpenCL C, `size_t i = get_global_id(0); y[i] = ...`, no
  *            build options, global = n, local size left to the driver;
  *   guarded  the same with `if (i < n)`, global rounded up to 256, local 256
@@ -212,13 +213,10 @@ static cl_kernel plain_kernel(cl_context context, cl_device_id device, const cha
   return kernel;
 }
 
-static double plain_launch(cl_command_queue queue, cl_kernel kernel, size_t global,
-                           size_t local) {
-  double t0 = bench_now_ms();
+static void plain_launch(cl_command_queue queue, cl_kernel kernel, size_t global, size_t local) {
   CL(cl.EnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, local ? &local : NULL, 0, NULL,
                              NULL));
   CL(cl.Finish(queue));
-  return bench_now_ms() - t0;
 }
 
 int main(int argc, char **argv) {
@@ -340,16 +338,23 @@ int main(int argc, char **argv) {
     double *ratios = malloc(4 * (size_t)repeats * sizeof *ratios);
     for (int r = -2; r < repeats; r++) {
       double tk[4];
-      tk[0] = plain_launch(queue, p.kernel[0], (size_t)n, 0);
-      tk[1] = plain_launch(queue, p.kernel[1], rounded, 256);
-      double t0 = bench_now_ms();
-      BENCH_CHECK(kiln_ufunc_call(ufunc, wl->nin, operands, 1, outputs, NULL));
-      BENCH_CHECK(kiln_context_synchronize(ctx));
-      tk[2] = bench_now_ms() - t0;
-      t0 = bench_now_ms();
-      BENCH_CHECK(kiln_kernel_launch(raw, 1, &n, NULL, 3 + wl->nin, args, NULL));
-      BENCH_CHECK(kiln_context_synchronize(ctx));
-      tk[3] = bench_now_ms() - t0;
+      /* the order rotates each repeat: no way always follows the same one */
+      for (int step = 0; step < 4; step++) {
+        int way = (step + r + 2) % 4;
+        double t0 = bench_now_ms();
+        if (way == 0) {
+          plain_launch(queue, p.kernel[0], (size_t)n, 0);
+        } else if (way == 1) {
+          plain_launch(queue, p.kernel[1], rounded, 256);
+        } else if (way == 2) {
+          BENCH_CHECK(kiln_ufunc_call(ufunc, wl->nin, operands, 1, outputs, NULL));
+          BENCH_CHECK(kiln_context_synchronize(ctx));
+        } else {
+          BENCH_CHECK(kiln_kernel_launch(raw, 1, &n, NULL, 3 + wl->nin, args, NULL));
+          BENCH_CHECK(kiln_context_synchronize(ctx));
+        }
+        tk[way] = bench_now_ms() - t0;
+      }
       if (r < 0) continue;
       for (int k = 0; k < 4; k++) samples[k * repeats + r] = tk[k];
       ratios[r] = tk[2] / tk[0];                      /* ufunc / plain */
