@@ -104,8 +104,10 @@ static int load_opencl(void) {
   } while (0)
 
 /* The first CPU device of the first platform whose name contains `filter`
- * (NULL: any); the platform's version string into version. */
-static cl_device_id find_cpu_device(const char *filter, char *version, size_t size) {
+ * (NULL: any); the platform's version string into version, its name into
+ * platform (256 bytes). */
+static cl_device_id find_cpu_device(const char *filter, char *version, size_t size,
+                                    char *platform) {
   cl_platform_id platforms[16];
   cl_uint count = 0;
   if (cl.GetPlatformIDs(16, platforms, &count) != 0) return NULL;
@@ -117,6 +119,7 @@ static cl_device_id find_cpu_device(const char *filter, char *version, size_t si
     cl_uint found = 0;
     if (cl.GetDeviceIDs(platforms[p], CL_DEVICE_TYPE_CPU, 1, &device, &found) == 0 && found) {
       cl.GetPlatformInfo(platforms[p], CL_PLATFORM_VERSION, size - 1, version, NULL);
+      memcpy(platform, name, sizeof name);
       return device;
     }
   }
@@ -224,15 +227,16 @@ int main(int argc, char **argv) {
   int repeats = argc > 2 ? atoi(argv[2]) : 9;
   if (n < 1 || repeats < 3) return fprintf(stderr, "usage: cpu_bench [n [repeats >= 3]]\n"), 2;
   const char *filter = getenv("KILN_OPENCL_PLATFORM");
-  char version[256] = "";
+  char version[256] = "", platform[256] = "";
   cl_device_id device = NULL;
-  if (!load_opencl() || !(device = find_cpu_device(filter, version, sizeof version))) {
+  if (!load_opencl() || !(device = find_cpu_device(filter, version, sizeof version, platform))) {
     printf("cpu_bench: skipped: no OpenCL CPU device through libOpenCL.so.1\n");
     return 0;
   }
   kiln_context_options options;
   kiln_context_options_init(&options);
   options.backends = "opencl";
+  options.platform_filter = platform; /* kiln on the same CPU platform */
   kiln_context *ctx = NULL;
   kiln_device_info info;
   if (kiln_context_create(&options, &ctx) != KILN_OK ||
