@@ -8,6 +8,7 @@
 #include "backends/opencl/opencl_binary.h"
 #include "backends/opencl/opencl_status.h"
 #include "core/runtime/error.h"
+#include "core/runtime/log.h"
 #include "core/runtime/strbuf.h"
 
 /* kiln's kernel language is OpenCL C 1.2 whatever the device supports. */
@@ -75,6 +76,7 @@ kiln_status kiln_opencl_module_build(kiln_backend_device *device, const char *so
   status = KILN_CL_STATUS(code, clCreateProgramWithSource, "creating a program for \"%s\"",
                           device->name);
   if (status != KILN_OK) goto cleanup;
+  kiln_log(KILN_LOG_DEBUG, "opencl: clBuildProgram options \"%s\"", kiln_strbuf_text(&all_options));
   code = cl->clBuildProgram(program, 1, &device->device, kiln_strbuf_text(&all_options), NULL,
                             NULL);
   log = read_build_log(device, program);

@@ -10,13 +10,13 @@
  *     <body>
  *   #undef x
  *   }
- *   KILN_KERNEL void kiln_gufunc_l2_norm(int64_t n, int64_t shape0, ...p0, o0, t0_0,
- *                                        ...p1, o1, t1_0) {
- *     for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0)) {
+ *   KILN_KERNEL void kiln_gufunc_l2_norm(int64_t n, int64_t base, int64_t shape0,
+ *                                        ...p0, o0, t0_0, ...p1, o1, t1_0) {
+ *     KILN_ELEMENTS_BEGIN(i, base, n)
  *       ...e0, e1 as element-wise loops compute them...
  *       float kiln_r1 = 0; kiln_r1 = kiln_gufunc_l2_norm_body(p0 + e0);
  *       p1[e1] = kiln_r1;
- *     }
+ *     KILN_ELEMENTS_END
  *   }
  */
 #include <stdio.h>
@@ -213,7 +213,7 @@ void kiln_core_loop_source(const kiln_core_loop *loop, kiln_strbuf *out) {
   kiln_strbuf_append(out, ") {\n");
   kiln_ew_append_loop_head(&sig, loop->loop_ndim, out);
   append_call(loop, out);
-  kiln_strbuf_append(out, "  }\n}\n");
+  kiln_ew_append_loop_tail(out);
 }
 
 int kiln_core_loop_extra(const kiln_core_loop *loop, const int64_t *sizes,

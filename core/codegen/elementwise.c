@@ -1,6 +1,8 @@
 /* core/codegen/elementwise.c: planning, generating and launching element-wise
- * loops. Every kernel is a grid-stride loop with 64-bit indices, so any
- * size (also > 2^31 elements) runs with a bounded grid. */
+ * loops. Every kernel visits its elements through the prelude's
+ * KILN_ELEMENTS_BEGIN/END with 64-bit indices and is launched by
+ * kiln_program_launch_elements: a grid-stride loop over a bounded grid on
+ * GPUs, one element per work-item with no bound test on CPU devices. */
 #include <stdio.h>
 #include <string.h>
 
@@ -62,7 +64,7 @@ kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands
 
 void kiln_ew_append_parameters(const kiln_ew_signature *sig, int ndim, const char *name,
                                kiln_strbuf *out) {
-  kiln_strbuf_appendf(out, "KILN_KERNEL void %s(int64_t n", name);
+  kiln_strbuf_appendf(out, "KILN_KERNEL void %s(int64_t n, int64_t base", name);
   for (int d = 0; d < ndim; d++) kiln_strbuf_appendf(out, ", int64_t shape%d", d);
   for (int k = 0; k < sig->noperands; k++) {
     kiln_strbuf_appendf(out, ",\n    KILN_GLOBAL %s%s *p%d, int64_t o%d",
@@ -75,7 +77,7 @@ void kiln_ew_append_parameters(const kiln_ew_signature *sig, int ndim, const cha
 }
 
 void kiln_ew_append_loop_head(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out) {
-  kiln_strbuf_append(out, "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0)) {\n");
+  kiln_strbuf_append(out, "  KILN_ELEMENTS_BEGIN(i, base, n)\n");
   if (ndim == 0) {
     for (int k = 0; k < sig->noperands; k++)
       kiln_strbuf_appendf(out, "    int64_t e%d = o%d + i;\n", k, k);
@@ -96,6 +98,10 @@ void kiln_ew_append_loop_head(const kiln_ew_signature *sig, int ndim, kiln_strbu
   }
 }
 
+void kiln_ew_append_loop_tail(kiln_strbuf *out) {
+  kiln_strbuf_append(out, "  KILN_ELEMENTS_END\n}\n");
+}
+
 void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
                     const char *preamble, const char *body, kiln_strbuf *out) {
   if (preamble) {
@@ -113,7 +119,7 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
   kiln_strbuf_appendf(out, "    { %s }\n", body);
   for (int k = sig->ninputs; k < sig->noperands; k++)
     kiln_strbuf_appendf(out, "    p%d[e%d] = v%d;\n", k, k, k);
-  kiln_strbuf_append(out, "  }\n}\n");
+  kiln_ew_append_loop_tail(out);
 }
 
 kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
@@ -127,7 +133,7 @@ kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
                                  const kiln_ew_layout *layout, const void *const *scalars,
                                  int nextra, const int64_t *extra) {
   if (layout->n == 0) return KILN_OK;
-  enum { MAX_ARGS = 1 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
+  enum { MAX_ARGS = 2 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
                     KILN_EW_MAX_SCALARS + KILN_EW_MAX_EXTRA };
   if (nextra < 0 || nextra > KILN_EW_MAX_EXTRA)
     return kiln_error_set(KILN_ERROR_INTERNAL, "%d extra kernel arguments (0..%d)", nextra,
@@ -138,6 +144,7 @@ kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
   (args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = (ptr), \
                                   .size = sizeof(int64_t)})
   SCALAR_ARG(&layout->n);
+  int base_arg = n++; /* set by kiln_program_launch_elements */
   for (int d = 0; d < layout->ndim; d++) SCALAR_ARG(&layout->shape[d]);
   for (int k = 0; k < sig->noperands; k++) {
     args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = layout->buffers[k]};
@@ -151,9 +158,7 @@ kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
   for (int x = 0; x < nextra; x++)
     args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &extra[x],
                                    .size = sizeof(int64_t)};
-  kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
-  kiln_program_grid_1d(ctx, program, layout->n, &launch.global[0], &launch.local[0]);
-  return kiln_program_launch(ctx, program, stream, &launch, n, args);
+  return kiln_program_launch_elements(ctx, program, stream, layout->n, n, args, base_arg);
 }
 
 typedef struct ew_request {

@@ -55,6 +55,10 @@ void kiln_ew_append_parameters(const kiln_ew_signature *sig, int ndim, const cha
                                kiln_strbuf *out);
 void kiln_ew_append_loop_head(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out);
 
+/* Closes the element loop and the kernel opened by kiln_ew_append_loop_head
+ * and kiln_ew_append_parameters. */
+void kiln_ew_append_loop_tail(kiln_strbuf *out);
+
 /* Queues the program (built from kiln_ew_source for layout->ndim) over the
  * layout. scalars[k] points to one value of sig->scalar_dtypes[k]. */
 kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,

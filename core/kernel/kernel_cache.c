@@ -93,7 +93,20 @@ static kiln_status program_build(kiln_context *ctx, const char *source, const ch
    * the dialect's compiler would say, and costs no compile. */
   KILN_RETURN_IF_ERROR(kiln_params_parse(source, entry, &p->params, &p->nparams));
   KILN_RETURN_IF_ERROR(kiln_source_compose(ctx->ops, source, &full));
-  kiln_status status = module_get(ctx, full, options, &p->module, &log);
+  /* CPU devices get KILN_DEVICE_IS_CPU: the prelude's element loop then has
+   * no loop and no bound test (kiln_program_launch_elements). The memory
+   * cache belongs to one device; the disk cache's key has these options. */
+  kiln_strbuf all_options = {0};
+  kiln_strbuf_append(&all_options, options);
+  if (ctx->info.type == KILN_DEVICE_CPU)
+    kiln_strbuf_appendf(&all_options, "%s-DKILN_DEVICE_IS_CPU", options[0] ? " " : "");
+  kiln_status status = kiln_strbuf_status(&all_options);
+  if (status == KILN_OK && kiln_log_enabled(KILN_LOG_DEBUG))
+    kiln_log(KILN_LOG_DEBUG, "compiling '%s' for %s (%s), options \"%s\", source:\n%s", entry,
+             ctx->ops->name, ctx->info.name, kiln_strbuf_text(&all_options), source);
+  if (status == KILN_OK)
+    status = module_get(ctx, full, kiln_strbuf_text(&all_options), &p->module, &log);
+  kiln_strbuf_free(&all_options);
   free(full);
   if (status == KILN_ERROR_COMPILE) {
     kiln_strbuf b = {0};
@@ -193,12 +206,18 @@ kiln_status kiln_program_get(kiln_context *ctx, const char *source, const char *
   return status;
 }
 
-void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, int64_t n,
-                          uint64_t *global, uint64_t *local) {
+/* The 1-D work-group size: 256 or the kernel's limit, a multiple of its
+ * preferred multiple where that fits. */
+static uint64_t group_size_1d(const kiln_program *program) {
   uint64_t size = program->max_work_group_size < 256 ? program->max_work_group_size : 256;
   uint64_t multiple = program->preferred_multiple;
   if (multiple > 0 && multiple <= size) size -= size % multiple;
-  if (size == 0) size = 1;
+  return size == 0 ? 1 : size;
+}
+
+void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, int64_t n,
+                          uint64_t *global, uint64_t *local) {
+  uint64_t size = group_size_1d(program);
   uint64_t groups = ((uint64_t)n + size - 1) / size;
   /* GPUs: enough groups to fill the device many times over, beyond that each
    * work-item loops (grid-stride: measured faster than one work-item per
@@ -214,10 +233,63 @@ void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, 
   *global = groups * size;
 }
 
+/* KILN_LOG=debug: true the first time for a program (then its geometry is
+ * printed), false after and whenever debug logging is off. */
+static int geometry_log_first(const kiln_program *program) {
+  if (!kiln_log_enabled(KILN_LOG_DEBUG)) return 0;
+  /* the flag is the only mutable part of a cached program */
+  return atomic_exchange(&((kiln_program *)program)->geometry_logged, 1) == 0;
+}
+
+kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *program,
+                                         kiln_stream *stream, int64_t n, int nargs,
+                                         kiln_backend_arg *args, int base_arg) {
+  if (n <= 0) return KILN_OK;
+  int64_t base = 0;
+  args[base_arg] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base,
+                                      .size = sizeof base};
+  kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
+  int log = geometry_log_first(program);
+  if (ctx->info.type != KILN_DEVICE_CPU) {
+    kiln_program_grid_1d(ctx, program, n, &launch.global[0], &launch.local[0]);
+    if (log)
+      kiln_log(KILN_LOG_DEBUG, "launching '%s' over %lld elements: grid-stride, global %llu, "
+               "local %llu", program->entry, (long long)n,
+               (unsigned long long)launch.global[0], (unsigned long long)launch.local[0]);
+    return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
+  }
+  /* CPU: exact cover, no item past n, so the kernel has no bound test */
+  uint64_t size = group_size_1d(program);
+  uint64_t whole = (uint64_t)n / size * size, rest = (uint64_t)n - whole;
+  uint64_t chunk = (((uint64_t)1 << 31) - 1) / size * size;
+  if (log)
+    kiln_log(KILN_LOG_DEBUG, "launching '%s' over %lld elements (CPU device): %llu in "
+             "work-groups of %llu (launches of at most %llu), then %llu work-groups of 1",
+             program->entry, (long long)n, (unsigned long long)whole,
+             (unsigned long long)size, (unsigned long long)chunk, (unsigned long long)rest);
+  for (uint64_t done = 0; done < whole; done += chunk) {
+    base = (int64_t)done;
+    launch.global[0] = whole - done < chunk ? whole - done : chunk;
+    launch.local[0] = size;
+    KILN_RETURN_IF_ERROR(kiln_program_launch(ctx, program, stream, &launch, nargs, args));
+  }
+  if (rest == 0) return KILN_OK;
+  base = (int64_t)whole;
+  launch.global[0] = rest;
+  launch.local[0] = 1;
+  return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
+}
+
 kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,
                                 kiln_stream *stream, const kiln_backend_launch *launch,
                                 int nargs, const kiln_backend_arg *args) {
   kiln_backend_stream *s = NULL;
   KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
+  if (geometry_log_first(program))
+    kiln_log(KILN_LOG_DEBUG, "launching '%s': work_dim %d, global {%llu, %llu, %llu}, "
+             "local {%llu, %llu, %llu}", program->entry, launch->work_dim,
+             (unsigned long long)launch->global[0], (unsigned long long)launch->global[1],
+             (unsigned long long)launch->global[2], (unsigned long long)launch->local[0],
+             (unsigned long long)launch->local[1], (unsigned long long)launch->local[2]);
   return ctx->ops->launch(ctx->device, s, program->function, launch, nargs, args);
 }

@@ -5,6 +5,8 @@
 #ifndef KILN_CORE_KERNEL_INTERNAL_H
 #define KILN_CORE_KERNEL_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "core/runtime/context_internal.h"
 #include "core/runtime/stream_internal.h"
 #include "core/runtime/strbuf.h"
@@ -30,6 +32,7 @@ typedef struct kiln_program {
   int nparams;
   uint64_t max_work_group_size;
   uint64_t preferred_multiple;
+  atomic_int geometry_logged; /* KILN_LOG=debug: launch geometry printed once */
 } kiln_program;
 
 /* Parses the parameter list of kernel `entry` in kernel-language `source`.
@@ -74,9 +77,23 @@ kiln_status kiln_program_get_keyed(kiln_context *ctx, const char *key, size_t ke
                                    kiln_program **out);
 
 /* A work-group size for a 1-D launch of `program` over n items, and a group
- * count capped for grid-stride loops (each work-item then loops). */
+ * count capped for grid-stride loops (each work-item then loops). Kernels
+ * with one element per work-item use kiln_program_launch_elements instead,
+ * which also serves CPU devices well. */
 void kiln_program_grid_1d(const kiln_context *ctx, const kiln_program *program, int64_t n,
                           uint64_t *global, uint64_t *local);
+
+/* Launches a kernel written with KILN_ELEMENTS_BEGIN(i, base, n) (the
+ * kernel-language prelude) so that it visits every index of [0, n) once.
+ * args[base_arg] is overwritten with a pointer to each launch's `base` (an
+ * int64_t scalar, valid only during the call), so args must be writable;
+ * n and the rest are the caller's. GPUs: one launch of a bounded grid (grid-stride). CPU devices:
+ * whole work-groups over [0, n - n % group) in launches of < 2^31 items,
+ * then the n % group rest as work-groups of one item, so the kernel needs
+ * no bound test. n <= 0 launches nothing. Errors as kiln_program_launch. */
+kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *program,
+                                         kiln_stream *stream, int64_t n, int nargs,
+                                         kiln_backend_arg *args, int base_arg);
 
 /* Queues a launch with backend arguments as they are (no type checks). */
 kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,

@@ -37,9 +37,13 @@ static void level_read(void) {
   if (kiln_log_level_from_env(&level) == KILN_OK) current_level = level;
 }
 
-void kiln_log(kiln_log_level level, const char *format, ...) {
+int kiln_log_enabled(kiln_log_level level) {
   pthread_once(&level_once, level_read);
-  if (level == KILN_LOG_OFF || level > current_level) return;
+  return level != KILN_LOG_OFF && level <= current_level;
+}
+
+void kiln_log(kiln_log_level level, const char *format, ...) {
+  if (!kiln_log_enabled(level)) return;
   va_list args;
   va_start(args, format);
   fprintf(stderr, "kiln[%s]: ", level_names[level]);

@@ -19,6 +19,10 @@ kiln_status kiln_log_level_from_env(kiln_log_level *level);
 /* The same for a given KILN_LOG value (NULL or "" is off). */
 kiln_status kiln_log_level_parse(const char *value, kiln_log_level *level);
 
+/* Nonzero when KILN_LOG is at `level` or more verbose: lets a caller skip
+ * building a long message nobody will see. */
+int kiln_log_enabled(kiln_log_level level);
+
 /* Writes one line to stderr when KILN_LOG is at `level` or more verbose. */
 void kiln_log(kiln_log_level level, const char *format, ...) KILN_PRINTF(2, 3);
 
