@@ -10,6 +10,7 @@
 #include "kiln/stream.h"
 #include "kiln/kernel.h"
 #include "kiln/ufunc.h"
+#include "kiln/reduce.h"
 #include "kiln/random.h"
 
 #define KILN_VERSION_MAJOR 0

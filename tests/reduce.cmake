@@ -1,0 +1,10 @@
+# Conformance tests of reductions (docs/reductions.md). One source, two
+# programs run per backend: reduce.<backend> (values against host
+# references, bad input) and reduce_reproducible.<backend> (bits across
+# work-group sizes and layouts, and against a host emulation of kiln's
+# fixed tree). test_reduce_reproducible_cross compares the bits of every
+# backend and device present in one process (registered once).
+kiln_conformance_test(reduce SOURCES test_reduce.c)
+target_compile_definitions(test_reduce PRIVATE REDUCE_GROUP="conformance_")
+kiln_conformance_test(reduce_reproducible SOURCES test_reduce.c)
+target_compile_definitions(test_reduce_reproducible PRIVATE REDUCE_GROUP="reproducible")
