@@ -626,6 +626,210 @@ static void test_bad_input(kiln_context *ctx) {
   kiln_array_release(a);
 }
 
+
+/* ---- scans and compaction ------------------------------------------------- */
+
+/* cumsum / ufunc.accumulate element by element against host prefixes */
+static void test_scan(kiln_context *ctx) {
+  kiln_ufunc *add = NULL, *mx = NULL, *mul = NULL;
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "maximum", &mx));
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "multiply", &mul));
+  /* float32, flattened (NULL options) from a strided view, several chunks */
+  int64_t shape[2] = {3, 5003}, n = 3 * 5003;
+  float *x = malloc((size_t)n * 4);
+  harness_fill_random(x, KILN_FLOAT32, n, 0, 1);
+  kiln_array *a = make_view(ctx, x, KILN_FLOAT32, 2, shape, 2), *r = NULL;
+  CHECK_OK(kiln_ufunc_scan(add, kiln_operand_array(a), kiln_operand_new(&r), NULL, NULL));
+  if (r) {
+    CHECK(kiln_array_ndim(r) == 1 && kiln_array_size(r) == n &&
+          kiln_array_dtype(r) == KILN_FLOAT32);
+    float *got = malloc((size_t)n * 4);
+    CHECK_OK(kiln_array_to_host(r, got, NULL));
+    double s = 0;
+    for (int64_t i = 0; i < n && harness_failures < 10; i++) {
+      s += x[i];
+      CHECK_MSG(fabs(got[i] - s) <= 1e-5 * s + 1e-6, "cumsum[%lld] = %.9g, expected %.9g",
+                (long long)i, got[i], s);
+    }
+    free(got);
+  }
+  kiln_array_release(r);
+  kiln_array_release(a);
+  free(x);
+  /* int8 along each axis of a (37, 9001) array and its transpose: int64, exact */
+  int64_t s2[2] = {37, 9001}, n2 = 37 * 9001;
+  int8_t *b = malloc((size_t)n2);
+  harness_fill_random(b, KILN_INT8, n2, -128, 128);
+  for (int layout = 0; layout < 2; layout++) {
+    kiln_array *ba = make_view(ctx, b, KILN_INT8, 2, s2, layout);
+    for (int axis = -2; axis < 2; axis++) {
+      for (int exclusive = 0; exclusive < 2; exclusive++) {
+        kiln_scan_options opt = {.axis = axis, .exclusive = exclusive};
+        int64_t *got = malloc((size_t)n2 * 8);
+        CHECK_OK(kiln_ufunc_scan(add, kiln_operand_array(ba),
+                                 kiln_operand_host_output(got, KILN_INT64, 2, s2, NULL), &opt,
+                                 NULL));
+        int ax = (axis + 2) % 2;
+        for (int64_t i = 0; i < 37 && harness_failures < 10; i++)
+          for (int64_t j = 0; j < 9001 && harness_failures < 10; j++) {
+            int64_t want = 0;
+            if (ax == 1)
+              for (int64_t k = 0; k < j + !exclusive; k++) want += b[i * 9001 + k];
+            else
+              for (int64_t k = 0; k < i + !exclusive; k++) want += b[k * 9001 + j];
+            CHECK_MSG(got[i * 9001 + j] == want,
+                      "int8 cumsum layout %d axis %d excl %d at (%lld, %lld): %lld, expected "
+                      "%lld",
+                      layout, axis, exclusive, (long long)i, (long long)j,
+                      (long long)got[i * 9001 + j], (long long)want);
+            if (ax == 1 && j > 300 && j < 8700) j += 97; /* spot checks inside */
+          }
+        free(got);
+      }
+    }
+    kiln_array_release(ba);
+  }
+  free(b);
+  /* maximum.accumulate with a NaN: NaN from there on; cumprod of int32 wraps in int64 */
+  int64_t n3 = 9000;
+  double *d = malloc((size_t)n3 * 8);
+  harness_fill_random(d, KILN_FLOAT64, n3, -1, 1);
+  d[5000] = NAN;
+  double *dm = malloc((size_t)n3 * 8);
+  CHECK_OK(kiln_ufunc_scan(mx, kiln_operand_host(d, KILN_FLOAT64, 1, &n3, NULL),
+                           kiln_operand_host_output(dm, KILN_FLOAT64, 1, &n3, NULL), NULL, NULL));
+  double m = d[0];
+  for (int64_t i = 0; i < n3 && harness_failures < 10; i++) {
+    if (i > 0 && !isnan(m) && (isnan(d[i]) || d[i] > m)) m = d[i];
+    CHECK_MSG((isnan(m) && isnan(dm[i])) || dm[i] == m, "maximum.accumulate[%lld] = %g, "
+              "expected %g", (long long)i, dm[i], m);
+  }
+  int32_t *p = malloc((size_t)n3 * 4);
+  harness_fill_random(p, KILN_INT32, n3, -5, 6);
+  int64_t *pg = malloc((size_t)n3 * 8);
+  CHECK_OK(kiln_ufunc_scan(mul, kiln_operand_host(p, KILN_INT32, 1, &n3, NULL),
+                           kiln_operand_host_output(pg, KILN_INT64, 1, &n3, NULL), NULL, NULL));
+  uint64_t prod = 1;
+  for (int64_t i = 0; i < n3 && harness_failures < 10; i++) {
+    prod *= (uint64_t)(int64_t)p[i];
+    CHECK_MSG((uint64_t)pg[i] == prod, "cumprod[%lld]", (long long)i);
+  }
+  /* bad: exclusive without identity, axis out of range */
+  kiln_scan_options excl = {.exclusive = 1, .flatten = 1};
+  CHECK_STATUS(kiln_ufunc_scan(mx, kiln_operand_host(d, KILN_FLOAT64, 1, &n3, NULL),
+                               kiln_operand_new(&r), &excl, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("exclusive scan starts with the identity");
+  kiln_scan_options bad_axis = {.axis = 1};
+  CHECK_STATUS(kiln_ufunc_scan(add, kiln_operand_host(d, KILN_FLOAT64, 1, &n3, NULL),
+                               kiln_operand_new(&r), &bad_axis, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("axis 1 is out of bounds for array of dimension 1");
+  free(d);
+  free(dm);
+  free(p);
+  free(pg);
+  kiln_ufunc_release(add);
+  kiln_ufunc_release(mx);
+  kiln_ufunc_release(mul);
+}
+
+/* a line longer than 4096 * 4096: three levels of chunk totals */
+static void test_scan_long(kiln_context *ctx) {
+  int64_t n = 16777259;
+  int8_t *x = malloc((size_t)n);
+  int64_t *got = malloc((size_t)n * 8);
+  harness_fill_random(x, KILN_INT8, n, -128, 128);
+  kiln_ufunc *add = NULL;
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));
+  CHECK_OK(kiln_ufunc_scan(add, kiln_operand_host(x, KILN_INT8, 1, &n, NULL),
+                           kiln_operand_host_output(got, KILN_INT64, 1, &n, NULL), NULL, NULL));
+  int64_t s = 0;
+  for (int64_t i = 0; i < n && harness_failures < 10; i++) {
+    s += x[i];
+    CHECK_MSG(got[i] == s, "cumsum[%lld] = %lld, expected %lld", (long long)i,
+              (long long)got[i], (long long)s);
+  }
+  kiln_ufunc_release(add);
+  free(x);
+  free(got);
+}
+
+static void test_compact(kiln_context *ctx) {
+  static const int64_t sizes[] = {0, 1, 2, 4099, 1000003};
+  for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+    int64_t n = sizes[t];
+    double *x = malloc((size_t)n * 8 + 8);
+    uint8_t *mask = malloc((size_t)n + 1);
+    harness_fill_random(x, KILN_FLOAT64, n, -1, 1);
+    for (int64_t i = 0; i < n; i++) mask[i] = harness_rand_u64() % 10 < 3 ? (uint8_t)(1 + i % 5) : 0;
+    if (n == 1) mask[0] = 1;
+    int64_t want = 0;
+    for (int64_t i = 0; i < n; i++) want += mask[i] != 0;
+    kiln_array *r = NULL;
+    int64_t count = -1;
+    CHECK_OK(kiln_compact(ctx, kiln_operand_host(x, KILN_FLOAT64, 1, &n, NULL),
+                          kiln_operand_host(mask, KILN_UINT8, 1, &n, NULL), kiln_operand_new(&r),
+                          &count, NULL));
+    CHECK_MSG(count == want, "n %lld: count %lld, expected %lld", (long long)n,
+              (long long)count, (long long)want);
+    if (r) {
+      CHECK(kiln_array_size(r) == count);
+      double *got = malloc((size_t)count * 8 + 8);
+      CHECK_OK(kiln_array_to_host(r, got, NULL));
+      for (int64_t i = 0, k = 0; i < n && harness_failures < 10; i++)
+        if (mask[i]) {
+          CHECK_MSG(got[k] == x[i], "n %lld: element %lld", (long long)n, (long long)k);
+          k++;
+        }
+      free(got);
+    }
+    kiln_array_release(r);
+    free(x);
+    free(mask);
+  }
+  /* 2-D transposed data and a float mask, into longer host memory; too short */
+  int64_t shape[2] = {301, 17}, n = 301 * 17;
+  int32_t *x = malloc((size_t)n * 4);
+  float *mask = malloc((size_t)n * 4);
+  harness_fill_random(x, KILN_INT32, n, -1000, 1000);
+  harness_fill_random(mask, KILN_FLOAT32, n, -1, 1);
+  for (int64_t i = 0; i < n; i++) mask[i] = mask[i] > 0.4f ? mask[i] : 0;
+  kiln_array *xa = make_view(ctx, x, KILN_INT32, 2, shape, 1);
+  kiln_array *ma = make_view(ctx, mask, KILN_FLOAT32, 2, shape, 2);
+  int64_t room = n, count = 0;
+  int32_t *got = malloc((size_t)n * 4);
+  for (int64_t i = 0; i < n; i++) got[i] = -7777;
+  CHECK_OK(kiln_compact(ctx, kiln_operand_array(xa), kiln_operand_array(ma),
+                        kiln_operand_host_output(got, KILN_INT32, 1, &room, NULL), &count, NULL));
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (mask[i] != 0) {
+      CHECK_MSG(got[k] == x[i], "2-D element %lld", (long long)k);
+      k++;
+    }
+  CHECK(count == k && got[k] == -7777);
+  int64_t small = k - 1;
+  CHECK_STATUS(kiln_compact(ctx, kiln_operand_array(xa), kiln_operand_array(ma),
+                            kiln_operand_host_output(got, KILN_INT32, 1, &small, NULL), &count,
+                            NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("needs at least");
+  int64_t other[1] = {n - 1};
+  CHECK_STATUS(kiln_compact(ctx, kiln_operand_array(xa),
+                            kiln_operand_host(mask, KILN_FLOAT32, 1, other, NULL),
+                            kiln_operand_host_output(got, KILN_INT32, 1, &room, NULL), &count,
+                            NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("they must be equal");
+  kiln_array_release(xa);
+  kiln_array_release(ma);
+  free(x);
+  free(mask);
+  free(got);
+}
+
 /* ---- reproducibility ------------------------------------------------------ */
 
 /* kiln's tree on the host, float32 add (kiln/reduce.h): the bits every
@@ -655,6 +859,68 @@ static float host_tree_sum(const float *x, int64_t n) {
   float r = level[0];
   free(level);
   return r;
+}
+
+
+/* kiln's scan order on the host, float32 add, one line (kiln/reduce.h) */
+static void host_tree_scan(const float *x, int64_t n, float *out) {
+  int64_t nchunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;
+  float *totals = malloc((size_t)nchunks * 4), *prefix = malloc((size_t)nchunks * 4);
+  for (int64_t c = 0; c < nchunks; c++) {
+    int64_t k0 = c * KILN_REDUCE_CHUNK, len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
+    float seg[32], t = 0;
+    for (int s = 0; s < 32 && s * 128 < len; s++) {
+      int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
+      seg[s] = x[k0 + s * 128];
+      for (int64_t i = 1; i < ns; i++) seg[s] = seg[s] + x[k0 + s * 128 + i];
+      t = s ? t + seg[s] : seg[s];
+    }
+    totals[c] = t;
+  }
+  if (nchunks > 1) host_tree_scan(totals, nchunks, prefix);
+  for (int64_t c = 0; c < nchunks; c++) {
+    int64_t k0 = c * KILN_REDUCE_CHUNK, len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
+    float seg[32];
+    for (int s = 0; s < 32 && s * 128 < len; s++) {
+      int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
+      seg[s] = x[k0 + s * 128];
+      for (int64_t i = 1; i < ns; i++) seg[s] = seg[s] + x[k0 + s * 128 + i];
+    }
+    for (int s = 0; s < 32 && s * 128 < len; s++) {
+      int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
+      int has = c > 0;
+      float base = has ? prefix[c - 1] : 0, run = 0;
+      for (int q = 0; q < s; q++) {
+        base = has ? base + seg[q] : seg[q];
+        has = 1;
+      }
+      for (int64_t i = 0; i < ns; i++) {
+        run = i ? run + x[k0 + s * 128 + i] : x[k0 + s * 128 + i];
+        out[k0 + s * 128 + i] = has ? base + run : run;
+      }
+    }
+  }
+  free(totals);
+  free(prefix);
+}
+
+static void test_reproducible_scan(kiln_context *ctx) {
+  int64_t n = 1000003;
+  float *x = malloc((size_t)n * 4), *want = malloc((size_t)n * 4), *got = malloc((size_t)n * 4);
+  harness_fill_random(x, KILN_FLOAT32, n, -1, 1);
+  host_tree_scan(x, n, want);
+  kiln_ufunc *add = NULL;
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));
+  CHECK_OK(kiln_ufunc_scan(add, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                           kiln_operand_host_output(got, KILN_FLOAT32, 1, &n, NULL), NULL, NULL));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; i++) bad += memcmp(&got[i], &want[i], 4) != 0;
+  CHECK_MSG(bad == 0, "%lld of %lld cumsum elements differ from kiln's order", (long long)bad,
+            (long long)n);
+  kiln_ufunc_release(add);
+  free(x);
+  free(want);
+  free(got);
 }
 
 static void test_reproducible_work_group_sizes(kiln_context *ctx) {
@@ -756,7 +1022,11 @@ static const harness_test tests[] = {
     {"conformance_custom_index", test_custom_index},
     {"conformance_arg", test_arg},
     {"conformance_bad_input", test_bad_input},
+    {"conformance_scan", test_scan},
+    {"conformance_scan_long", test_scan_long},
+    {"conformance_compact", test_compact},
     {"reproducible_work_group_sizes", test_reproducible_work_group_sizes},
+    {"reproducible_scan", test_reproducible_scan},
     {"reproducible_layouts", test_reproducible_layouts},
     {"conformance_accuracy", test_accuracy},
     {0}};

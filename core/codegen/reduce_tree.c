@@ -5,9 +5,7 @@
 
 #include "core/codegen/reduce_tree.h"
 
-/* "e<j> += c * <stride>_<d>" offsets for an index `index` through dims
- * `shape<prefix>d`, for operands first..last-1 named by `fmt` ("kt%d_%d"). */
-static void append_decompose(kiln_strbuf *b, const char *indent, const char *index, int ndim,
+void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *index, int ndim,
                              const char *shape, int noperands, const char *const *offsets,
                              const char *const *strides) {
   if (ndim == 0) return;
@@ -38,6 +36,17 @@ static void append_arg_takes(const kiln_rt_spec *spec, kiln_strbuf *b) {
   kiln_strbuf_appendf(b, "  return b %s a || (b == a && ib < ia);\n}\n", better);
 }
 
+void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  if (spec->preamble) {
+    kiln_strbuf_append(b, spec->preamble);
+    kiln_strbuf_append(b, "\n");
+  }
+  if (spec->arg) append_arg_takes(spec, b);
+  else kiln_strbuf_appendf(b, "KILN_DEVICE %s kiln_rt_combine(%s a, %s b) {\n%s\n}\n", acc, acc, acc,
+                           spec->combine);
+}
+
 void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int keep_ndim,
                     int red_ndim, const char *entry, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
@@ -45,13 +54,7 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   int arg = spec->arg != 0, keep = first || last;
   kiln_strbuf_appendf(b, "/* reduction '%s': pass%s%s%s */\n", spec->name, first ? " first" : "",
                       last ? " last" : "", col ? ", column variant" : "");
-  if (spec->preamble) {
-    kiln_strbuf_append(b, spec->preamble);
-    kiln_strbuf_append(b, "\n");
-  }
-  if (arg) append_arg_takes(spec, b);
-  else kiln_strbuf_appendf(b, "KILN_DEVICE %s kiln_rt_combine(%s a, %s b) {\n%s\n}\n", acc, acc, acc,
-                           spec->combine);
+  kiln_rt_append_helpers(spec, b);
   /* parameters */
   kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t M, int64_t K, int64_t nchunks", entry);
   if (keep)
@@ -101,7 +104,7 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
       offs[j] = names[0][j];
       strides[j] = names[1][j];
     }
-    append_decompose(b, "      ", "o", keep_ndim, "ks", spec->ninputs, offs, strides);
+    kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", spec->ninputs, offs, strides);
     if (red_ndim == 1) /* one reduced dim: step the offsets, no division */
       for (int j = 0; j < spec->ninputs; j++)
         kiln_strbuf_appendf(b, "      int64_t e%d = b%d + (k0 + lane) * rt%d_0;\n", j, j, j);
@@ -117,7 +120,7 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
         snprintf(names[0][j], sizeof names[0][j], "e%d", j);
         snprintf(names[1][j], sizeof names[1][j], "rt%d_", j);
       }
-      append_decompose(b, "        ", "kiln_i", red_ndim, "rs", spec->ninputs, offs, strides);
+      kiln_rt_append_decompose(b, "        ", "kiln_i", red_ndim, "rs", spec->ninputs, offs, strides);
     }
     for (int j = 0; j < spec->ninputs; j++)
       kiln_strbuf_appendf(b, "        %s v%d = p%d[e%d];\n", kiln_dtype_kernel_type(spec->inputs[j]),
@@ -165,7 +168,7 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   if (last) {
     kiln_strbuf_append(b, "      int64_t eq = oq;\n");
     const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
-    append_decompose(b, "      ", "o", keep_ndim, "ks", 1, qoff, qstr);
+    kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", 1, qoff, qstr);
     char cast[1024];
     if (arg) snprintf(cast, sizeof cast, "(%s)bi[x]", outt);
     else kiln_rt_store_expression(spec, cast, sizeof cast);
@@ -193,9 +196,7 @@ void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size) 
 
 /* ---- launching --------------------------------------------------------------- */
 
-/* Merged dims of `n` views; ndim 0 (contiguous) becomes one dim of stride
- * 1, so the kernels have one form. */
-static kiln_status merge(int n, const kiln_array *const *views, kiln_ew_layout *layout) {
+kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout *layout) {
   KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(n, views, layout));
   if (layout->ndim == 0) {
     layout->ndim = 1;
@@ -301,8 +302,8 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
     red_ptr[j] = r;
   }
   kiln_ew_layout keep, red;
-  KILN_RETURN_IF_ERROR(merge(nin + 1, keep_ptr, &keep));
-  KILN_RETURN_IF_ERROR(merge(nin, red_ptr, &red));
+  KILN_RETURN_IF_ERROR(kiln_rt_merge(nin + 1, keep_ptr, &keep));
+  KILN_RETURN_IF_ERROR(kiln_rt_merge(nin, red_ptr, &red));
   int64_t kin = keep.strides[0][keep.ndim - 1], rin = red.strides[0][red.ndim - 1];
   int col = M > 1 && (kin < 0 ? -kin : kin) < (rin < 0 ? -rin : rin);
 

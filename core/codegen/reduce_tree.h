@@ -64,6 +64,23 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
  * cast to spec->out), written into out. */
 void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size);
 
+/* Shared with the scans (scan_tree.c): */
+
+/* Appends spec's preamble and its combine as KILN_DEVICE function
+ * kiln_rt_combine(a, b) (for arg reductions kiln_rt_takes). */
+void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b);
+
+/* Appends statements adding to each offsets[k] the offset of flat index
+ * `index` through dims <shape>0.. (extents) with strides <strides[k]>0..,
+ * the innermost dim last. */
+void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *index, int ndim,
+                              const char *shape, int noperands, const char *const *offsets,
+                              const char *const *strides);
+
+/* Merged dims of n views of one shape (kiln_ew_layout_plan); the
+ * contiguous case becomes one dim of stride 1, so kernels have one form. */
+kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout *layout);
+
 /* Compile options of every reduction program: no floating-point
  * contraction (backends map KILN_STRICT_FP to their compilers' switch). */
 #define KILN_RT_OPTIONS "-DKILN_STRICT_FP=1"

@@ -8,13 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/codegen/reduce_tree.h"
-#include "core/ufunc/ufunc_internal.h"
-#include "kiln/reduce.h"
+#include "core/reduce/reduce_internal.h"
 
 /* ---- axes ---------------------------------------------------------------------- */
 
-static kiln_status resolve_axes(const char *what, int ndim, const kiln_reduce_options *o,
+kiln_status kiln_reduce_resolve_axes(const char *what, int ndim, const kiln_reduce_options *o,
                                 int reduced[KILN_MAX_DIMS]) {
   memset(reduced, 0, KILN_MAX_DIMS * sizeof *reduced);
   if (!o || o->all_axes) {
@@ -68,7 +66,7 @@ static void scalar_bytes(const kiln_operand *o, kiln_dtype to, unsigned char out
 /* The operand as a device array: given, or uploaded (host memory, a scalar
  * as a 0-d array of `scalar_dtype` for weak scalars, its own otherwise).
  * *owned receives what was made (release it). */
-static kiln_status to_device(kiln_context *ctx, const char *what, int index,
+kiln_status kiln_reduce_to_device(kiln_context *ctx, const char *what, int index,
                              const kiln_operand *o, kiln_dtype scalar_dtype,
                              const kiln_array **array, kiln_array **owned) {
   *owned = NULL;
@@ -120,7 +118,7 @@ static kiln_status to_device(kiln_context *ctx, const char *what, int index,
 }
 
 /* The dtype of an array or host input, or KILN_DTYPE_COUNT. */
-static kiln_dtype input_dtype(const kiln_operand *o) {
+kiln_dtype kiln_reduce_input_dtype(const kiln_operand *o) {
   if (o->kind == KILN_OPERAND_ARRAY) return o->value.array ? kiln_array_dtype(o->value.array)
                                                            : KILN_DTYPE_COUNT;
   if (o->kind == KILN_OPERAND_HOST || o->kind == KILN_OPERAND_SCALAR) return o->dtype;
@@ -148,14 +146,15 @@ static void format_shape(int ndim, const int64_t *shape, char *out, size_t size)
   kiln_ufunc_format_shape(ndim, shape, out, size);
 }
 
-/* The output as a device array of the result shape: new, given, or a
- * temporary for host memory (*temp). */
-static kiln_status prepare_output(reduce_job *job, int ndim, const int64_t *shape,
-                                  kiln_array **made, const kiln_array **out) {
-  const kiln_operand *o = &job->output;
+kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what,
+                                       const kiln_operand *o, kiln_dtype *result, int ndim,
+                                       const int64_t *shape, int at_least, kiln_array **made,
+                                       const kiln_array **out) {
   *made = NULL;
   if (o->kind == KILN_OPERAND_NEW) {
-    KILN_RETURN_IF_ERROR(kiln_array_alloc(job->ctx, job->spec.out, ndim, shape, made));
+    if (!o->value.result)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: kiln_operand_new(NULL)", what);
+    KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, *result, ndim, shape, made));
     *out = *made;
     return KILN_OK;
   }
@@ -165,10 +164,10 @@ static kiln_status prepare_output(reduce_job *job, int ndim, const int64_t *shap
   if (o->kind == KILN_OPERAND_ARRAY) {
     if (!o->value.array)
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the output is a NULL array",
-                            job->what);
-    if (kiln_array_context(o->value.array) != job->ctx)
+                            what);
+    if (kiln_array_context(o->value.array) != ctx)
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                            "%s: the output is an array of another context", job->what);
+                            "%s: the output is an array of another context", what);
     have_ndim = kiln_array_ndim(o->value.array);
     have = kiln_array_shape(o->value.array);
     dtype = kiln_array_dtype(o->value.array);
@@ -177,11 +176,11 @@ static kiln_status prepare_output(reduce_job *job, int ndim, const int64_t *shap
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                             "%s: the output is read-only host memory (make it with "
                             "kiln_operand_host_output)",
-                            job->what);
+                            what);
     if (o->value.host.ndim < 0 || o->value.host.ndim > KILN_MAX_DIMS ||
         (o->value.host.ndim > 0 && !o->value.host.shape))
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the output has a bad ndim or shape",
-                            job->what);
+                            what);
     have_ndim = o->value.host.ndim;
     have = o->value.host.shape;
     dtype = o->dtype;
@@ -189,24 +188,23 @@ static kiln_status prepare_output(reduce_job *job, int ndim, const int64_t *shap
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "%s: the output must be kiln_operand_new(), a device array or host "
                           "memory",
-                          job->what);
+                          what);
   }
   int same = have_ndim == ndim;
-  for (int d = 0; same && d < ndim; d++) same = have[d] == shape[d];
+  for (int d = 0; same && d < ndim; d++) same = at_least ? have[d] >= shape[d] : have[d] == shape[d];
   if (!same) {
     char want[256], got[256];
     format_shape(ndim, shape, want, sizeof want);
     format_shape(have_ndim, have, got, sizeof got);
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s: the output has shape %s, the reduction gives %s", job->what, got,
-                          want);
+                          "%s: the output has shape %s, the result %s%s", what, got,
+                          at_least ? "needs at least " : "has ", want);
   }
-  if (!kiln_ufunc_can_cast_same_kind(job->spec.out, dtype))
+  if (!kiln_ufunc_can_cast_same_kind(*result, dtype))
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s: the output is %s, but the reduction gives %s, which casts to it "
+                          "%s: the output is %s, but the result is %s, which casts to it "
                           "only unsafely (same_kind casting)",
-                          job->what, kiln_dtype_name(dtype), kiln_dtype_name(job->spec.out));
-  job->spec.out = dtype;
+                          what, kiln_dtype_name(dtype), kiln_dtype_name(*result));
   if (o->kind == KILN_OPERAND_ARRAY) {
     const kiln_array *a = o->value.array;
     for (int d = 0; d < ndim; d++)
@@ -214,11 +212,11 @@ static kiln_status prepare_output(reduce_job *job, int ndim, const int64_t *shap
         return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                               "%s: the output has stride 0 along dim %d: a broadcast view "
                               "cannot be written",
-                              job->what, d);
+                              what, d);
     *out = a;
     return KILN_OK;
   }
-  KILN_RETURN_IF_ERROR(kiln_array_alloc(job->ctx, dtype, ndim, shape, made));
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, dtype, ndim, shape, made));
   *out = *made;
   return KILN_OK;
 }
@@ -263,7 +261,7 @@ static kiln_status run_job(reduce_job *job) {
     }
   }
   int reduced[KILN_MAX_DIMS];
-  KILN_RETURN_IF_ERROR(resolve_axes(job->what, ndim, job->options, reduced));
+  KILN_RETURN_IF_ERROR(kiln_reduce_resolve_axes(job->what, ndim, job->options, reduced));
   int nred = 0, nkeep = 0;
   for (int d = 0; d < ndim; d++) nred += reduced[d];
   nkeep = ndim - nred;
@@ -287,7 +285,9 @@ static kiln_status run_job(reduce_job *job) {
 
   kiln_array *made = NULL;
   const kiln_array *out = NULL;
-  KILN_RETURN_IF_ERROR(prepare_output(job, rndim, rshape, &made, &out));
+  KILN_RETURN_IF_ERROR(kiln_reduce_prepare_output(job->ctx, job->what, &job->output,
+                                                  &job->spec.out, rndim, rshape, 0, &made,
+                                                  &out));
   /* views: inputs as (kept, reduced) dims; the output's kept dims */
   kiln_array views[KILN_RT_MAX_INPUTS], outview;
   const kiln_array *pointers[KILN_RT_MAX_INPUTS];
@@ -363,7 +363,7 @@ static void scratch_give(pthread_mutex_t *lock, kiln_rt_scratch *kept, kiln_rt_s
   kiln_array_release(s.buffer);
 }
 
-static void clear_new(kiln_operand output) {
+void kiln_reduce_clear_new(kiln_operand output) {
   if (output.kind == KILN_OPERAND_NEW && output.value.result) *output.value.result = NULL;
 }
 
@@ -406,16 +406,21 @@ kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_operand *
   return KILN_OK;
 }
 
-static kiln_status ufunc_reduce(kiln_ufunc *u, kiln_operand input, kiln_operand output,
-                                const kiln_reduce_options *options, kiln_stream *stream,
-                                kiln_array **owned) {
-  char what[KILN_UFUNC_NAME_MAX + 32];
-  snprintf(what, sizeof what, "ufunc '%s' reduce", u->name);
+void kiln_ufunc_op_free(kiln_ufunc_op *op) {
+  kiln_strbuf_free(&op->preamble);
+  kiln_strbuf_free(&op->combine);
+}
+
+kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, int has_dtype,
+                               kiln_dtype dtype, kiln_ufunc_op *op) {
+  memset(op, 0, sizeof *op);
+  snprintf(op->what, sizeof op->what, "ufunc '%s' %s", u->name, verb);
+  const char *what = op->what;
   if (u->nin != 2 || u->nout != 1)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s: reduce only supported for binary functions (this one has %d "
+                          "%s: %s only supported for binary functions (this one has %d "
                           "inputs and %d outputs)",
-                          what, u->nin, u->nout);
+                          what, verb, u->nin, u->nout);
   pthread_mutex_lock(&u->lock);
   int reducible = u->reducible, has_identity = u->has_identity, widens = u->reduce_widens;
   kiln_operand identity = u->reduce_identity;
@@ -425,13 +430,12 @@ static kiln_status ufunc_reduce(kiln_ufunc *u, kiln_operand input, kiln_operand 
                           "%s: the ufunc is not declared associative and commutative "
                           "(kiln_ufunc_declare_reducible)",
                           what);
-  kiln_dtype in = input_dtype(&input);
-  if (in == KILN_DTYPE_COUNT || input.kind == KILN_OPERAND_SCALAR)
+  if (in == KILN_DTYPE_COUNT)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "%s: the input must be a device array or host memory", what);
   kiln_dtype acc = in;
-  if (options && options->has_dtype) {
-    acc = options->dtype;
+  if (has_dtype) {
+    acc = dtype;
     if (kiln_dtype_size(acc) == 0)
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: unknown dtype %d", what, (int)acc);
     if (!kiln_ufunc_can_cast_same_kind(in, acc))
@@ -457,49 +461,56 @@ static kiln_status ufunc_reduce(kiln_ufunc *u, kiln_operand input, kiln_operand 
                           "back, so it cannot accumulate",
                           what, sig->text, kiln_dtype_name(acc));
   acc = sig->dtypes[2];
-
-  reduce_job job = {.ctx = u->ctx, .what = what, .options = options, .output = output,
-                    .stream = stream, .ninputs = 1};
-  char name[KILN_UFUNC_NAME_MAX + 8], entry[96], ident[64];
-  snprintf(name, sizeof name, "ufunc_%s", u->name);
+  char entry[96];
+  snprintf(op->name, sizeof op->name, "ufunc_%s", u->name);
   kiln_ufunc_entry(u, entry, sizeof entry);
-  kiln_strbuf preamble = {0}, combine = {0};
-  if (u->preamble) kiln_strbuf_appendf(&preamble, "%s\n", u->preamble);
-  kiln_ufunc_append_body_function(u, sig, entry, &preamble);
-  const char *t = kiln_dtype_kernel_type(acc);
-  if (sig->returns_value) kiln_strbuf_appendf(&combine, "return %s_body(a, b);", entry);
-  else kiln_strbuf_appendf(&combine, "%s r = 0; %s_body(a, b, &r); return r;", t, entry);
-  job.spec = (kiln_rt_spec){.name = name, .ninputs = 1, .inputs = {in}, .acc = acc, .out = acc,
-                            .preamble = preamble.data, .combine = combine.data};
+  if (u->preamble) kiln_strbuf_appendf(&op->preamble, "%s\n", u->preamble);
+  kiln_ufunc_append_body_function(u, sig, entry, &op->preamble);
+  if (sig->returns_value) kiln_strbuf_appendf(&op->combine, "return %s_body(a, b);", entry);
+  else
+    kiln_strbuf_appendf(&op->combine, "%s r = 0; %s_body(a, b, &r); return r;",
+                        kiln_dtype_kernel_type(acc), entry);
+  KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->preamble));
+  KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->combine));
+  op->spec = (kiln_rt_spec){.name = op->name, .ninputs = 1, .inputs = {in}, .acc = acc,
+                            .out = acc, .preamble = op->preamble.data,
+                            .combine = op->combine.data};
   if (has_identity) {
-    identity_expression(&identity, ident, sizeof ident);
-    job.identity = ident;
+    identity_expression(&identity, op->ident, sizeof op->ident);
+    op->identity = op->ident;
   }
-  char empty[160];
-  snprintf(empty, sizeof empty, "zero-size array to reduction operation %s which has no identity",
-           u->name);
-  job.empty_message = empty;
-  kiln_status status = kiln_strbuf_status(&preamble);
-  if (status == KILN_OK) status = kiln_strbuf_status(&combine);
-  if (status == KILN_OK)
-    status = to_device(u->ctx, what, 0, &input, in, &job.inputs[0], owned);
-  if (status == KILN_OK) {
-    kiln_rt_scratch scratch = scratch_take(&u->lock, &u->reduce_scratch);
-    job.scratch = &scratch;
-    status = run_job(&job);
-    scratch_give(&u->lock, &u->reduce_scratch, scratch);
-  }
-  kiln_strbuf_free(&preamble);
-  kiln_strbuf_free(&combine);
+  snprintf(op->empty, sizeof op->empty,
+           "zero-size array to reduction operation %s which has no identity", u->name);
+  return KILN_OK;
+}
+
+static kiln_status ufunc_reduce(kiln_ufunc *u, kiln_operand input, kiln_operand output,
+                                const kiln_reduce_options *options, kiln_stream *stream,
+                                kiln_ufunc_op *op, kiln_array **owned) {
+  kiln_dtype in = input.kind == KILN_OPERAND_SCALAR ? KILN_DTYPE_COUNT
+                                                   : kiln_reduce_input_dtype(&input);
+  KILN_RETURN_IF_ERROR(kiln_ufunc_op_make(u, "reduce", in, options && options->has_dtype,
+                                          options ? options->dtype : KILN_DTYPE_COUNT, op));
+  reduce_job job = {.ctx = u->ctx, .what = op->what, .options = options, .output = output,
+                    .stream = stream, .ninputs = 1, .spec = op->spec, .identity = op->identity,
+                    .empty_message = op->empty};
+  KILN_RETURN_IF_ERROR(
+      kiln_reduce_to_device(u->ctx, op->what, 0, &input, in, &job.inputs[0], owned));
+  kiln_rt_scratch scratch = scratch_take(&u->lock, &u->reduce_scratch);
+  job.scratch = &scratch;
+  kiln_status status = run_job(&job);
+  scratch_give(&u->lock, &u->reduce_scratch, scratch);
   return status;
 }
 
 kiln_status kiln_ufunc_reduce(kiln_ufunc *ufunc, kiln_operand input, kiln_operand output,
                               const kiln_reduce_options *options, kiln_stream *stream) {
-  clear_new(output);
+  kiln_reduce_clear_new(output);
   KILN_CHECK_ARG(ufunc);
   kiln_array *owned = NULL;
-  kiln_status status = ufunc_reduce(ufunc, input, output, options, stream, &owned);
+  kiln_ufunc_op op;
+  kiln_status status = ufunc_reduce(ufunc, input, output, options, stream, &op, &owned);
+  kiln_ufunc_op_free(&op);
   kiln_array_release(owned);
   return status;
 }
@@ -606,7 +617,7 @@ kiln_status kiln_reduction_create(kiln_context *ctx, const kiln_reduction_desc *
 kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *inputs,
                                 kiln_operand output, const kiln_reduce_options *options,
                                 kiln_stream *stream) {
-  clear_new(output);
+  kiln_reduce_clear_new(output);
   KILN_CHECK_ARG(r);
   char what[KILN_UFUNC_NAME_MAX + 16];
   snprintf(what, sizeof what, "reduction '%s'", r->name);
@@ -623,7 +634,7 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
   kiln_status status = KILN_OK;
   for (int j = 0; j < nin && status == KILN_OK; j++) {
     kiln_dtype want = r->sig.dtypes[j];
-    status = to_device(r->ctx, what, j, &inputs[j], want, &job.inputs[j], &owned[j]);
+    status = kiln_reduce_to_device(r->ctx, what, j, &inputs[j], want, &job.inputs[j], &owned[j]);
     if (status != KILN_OK) break;
     kiln_dtype have = job.inputs[j]->dtype;
     if (!kiln_dtype_can_cast_safely(have, want)) {
@@ -671,10 +682,10 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
 static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input,
                               kiln_operand output, const kiln_reduce_options *options,
                               kiln_stream *stream) {
-  clear_new(output);
+  kiln_reduce_clear_new(output);
   KILN_CHECK_ARG(ctx);
   const char *what = sign > 0 ? "argmax" : "argmin";
-  kiln_dtype in = input_dtype(&input);
+  kiln_dtype in = kiln_reduce_input_dtype(&input);
   if (in == KILN_DTYPE_COUNT || input.kind == KILN_OPERAND_SCALAR)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "%s: the input must be a device array or host memory", what);
@@ -689,7 +700,7 @@ static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input,
   job.spec = (kiln_rt_spec){.name = what, .ninputs = 1, .inputs = {in}, .acc = in,
                             .out = KILN_INT64, .arg = sign};
   kiln_array *owned = NULL;
-  kiln_status status = to_device(ctx, what, 0, &input, in, &job.inputs[0], &owned);
+  kiln_status status = kiln_reduce_to_device(ctx, what, 0, &input, in, &job.inputs[0], &owned);
   if (status == KILN_OK) status = run_job(&job);
   kiln_array_release(owned);
   return status;

@@ -154,6 +154,45 @@ KILN_API kiln_status kiln_argmax(kiln_context *ctx, kiln_operand input, kiln_ope
 KILN_API kiln_status kiln_argmin(kiln_context *ctx, kiln_operand input, kiln_operand output,
                                  const kiln_reduce_options *options, kiln_stream *stream);
 
+/* ---- scans and compaction ------------------------------------------------ */
+
+/* How to scan (zero-initialise; NULL options: the flattened input). */
+typedef struct kiln_scan_options {
+  int axis;         /* the axis scanned, -ndim..ndim-1 */
+  int flatten;      /* nonzero: scan the input flattened in C order (NumPy's
+                       cumsum with axis=None): the result is 1-D */
+  int exclusive;    /* nonzero: element k combines the elements before k
+                       (the first is the identity); else up to k included */
+  kiln_dtype dtype; /* accumulator/result dtype when has_dtype */
+  int has_dtype;
+} kiln_scan_options;
+
+/* Cumulative reduction (NumPy's ufunc.accumulate, cumsum, cumprod) of
+ * `input` with a reducible binary ufunc (see kiln_ufunc_reduce: add,
+ * multiply, maximum, minimum, declared user ufuncs) along one axis, into
+ * `output` of the input's shape (1-D when flattened): kiln_operand_new, a
+ * device array or host memory. Result dtype as kiln_ufunc_reduce's
+ * accumulator (cumsum of int8 gives int64). Reproducible: the order of
+ * operations is fixed by the element indices (docs/reductions.md), so
+ * every device gives the same bits. Coalesced along a contiguous axis.
+ * Errors: INVALID_ARGUMENT (bad axis, not reducible, exclusive without an
+ * identity, dtype or output mismatches). */
+KILN_API kiln_status kiln_ufunc_scan(kiln_ufunc *ufunc, kiln_operand input,
+                                     kiln_operand output, const kiln_scan_options *options,
+                                     kiln_stream *stream);
+
+/* Stream compaction: the elements of `input` where `mask` (any dtype;
+ * nonzero keeps) is true, in C order, into `output`, and their number into
+ * *count. input and mask: device arrays or host memory of one shape, on
+ * ctx. output: kiln_operand_new (a 1-D device array of exactly *count
+ * elements of input's dtype) or a 1-D device array / host memory with at
+ * least *count elements (input's dtype; the rest is left as it was).
+ * Waits for the count (one small copy to the host); device work is queued
+ * on stream. Errors: INVALID_ARGUMENT (shapes differ, dtype, output too
+ * short: the message gives the count). */
+KILN_API kiln_status kiln_compact(kiln_context *ctx, kiln_operand input, kiln_operand mask,
+                                  kiln_operand output, int64_t *count, kiln_stream *stream);
+
 #ifdef __cplusplus
 }
 #endif
