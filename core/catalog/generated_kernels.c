@@ -1,6 +1,7 @@
 /* core/catalog/generated_kernels.c */
 #include "core/catalog/generated_kernels.h"
 #include "core/codegen/elementwise.h"
+#include "core/reduce/reduce_catalog.h"
 #include "core/ufunc/ufunc_internal.h"
 
 typedef kiln_status (*family_adder)(kiln_catalog *catalog);
@@ -8,6 +9,7 @@ typedef kiln_status (*family_adder)(kiln_catalog *catalog);
 static const family_adder families[] = {
     kiln_ew_catalog_add,
     kiln_ufunc_catalog_add,
+    kiln_reduce_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {
