@@ -8,3 +8,5 @@ kiln_conformance_test(reduce SOURCES test_reduce.c)
 target_compile_definitions(test_reduce PRIVATE REDUCE_GROUP="conformance_")
 kiln_conformance_test(reduce_reproducible SOURCES test_reduce.c)
 target_compile_definitions(test_reduce_reproducible PRIVATE REDUCE_GROUP="reproducible")
+kiln_conformance_test(reduce_reproducible_cross SOURCES test_reduce_reproducible_cross.c
+  NO_BACKEND)
