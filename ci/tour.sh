@@ -10,7 +10,7 @@ build=$(bash "$root/ci/build.sh" | tail -n 1)
 echo "== kiln-info"
 "$build/tools/kiln-info"
 for example in add_kernel monte_carlo_pi gaussian_pdf polar_distance zero_suppress \
-               hidden_layer cartesian_to_polar; do
+               hidden_layer cartesian_to_polar reduce_sum reduce_monte_carlo_pi; do
   if [ -x "$build/examples/$example" ]; then
     echo "== $example"
     "$build/examples/$example"

@@ -588,7 +588,7 @@ static void test_bad_input(kiln_context *ctx) {
                                  kiln_operand_host_output(small, KILN_INT32, 1, &three, NULL),
                                  NULL, NULL),
                KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_ERROR_CONTAINS("the output has shape (3,), the reduction gives ()");
+  CHECK_ERROR_CONTAINS("the output has shape (3,), the result has ()");
   int64_t s2[2] = {2, 3};
   CHECK_STATUS(kiln_ufunc_reduce(add, kiln_operand_array(a),
                                  kiln_operand_host_output(small, KILN_INT32, 2, s2, NULL),

@@ -205,6 +205,7 @@ kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what,
                           "%s: the output is %s, but the result is %s, which casts to it "
                           "only unsafely (same_kind casting)",
                           what, kiln_dtype_name(dtype), kiln_dtype_name(*result));
+  *result = dtype;
   if (o->kind == KILN_OPERAND_ARRAY) {
     const kiln_array *a = o->value.array;
     for (int d = 0; d < ndim; d++)
