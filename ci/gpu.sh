@@ -37,3 +37,10 @@ for b in "$build"/bench/*; do
   echo "== $(basename "$b")"
   KILN_BACKEND=cuda "$b" 2>&1 | tee -a "$out/bench.log"
 done
+
+# Reductions: the bits of every device in one process (CUDA, NVIDIA's
+# OpenCL, PoCL), then the peers on the same sizes as bench/reduce_bench.
+echo "== reduce_reproducible_cross"
+"$build/tests/test_reduce_reproducible_cross" 2>&1 | tee -a "$out/reduce_cross.log"
+echo "== reduce_peers (CuPy)"
+python3 "$root/bench/reduce_peers.py" 2>&1 | tee -a "$out/bench.log"
