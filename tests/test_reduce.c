@@ -830,6 +830,41 @@ static void test_compact(kiln_context *ctx) {
   free(got);
 }
 
+
+/* above 2^31 elements (GPU devices with the memory; skipped on CPU
+ * devices, where it would take minutes of a shared CI machine) */
+static void test_large(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  int64_t n = ((int64_t)1 << 31) + 11, at = ((int64_t)1 << 31) + 5;
+  if (info.type == KILN_DEVICE_CPU || info.global_memory < (uint64_t)(3 * n) ||
+      info.max_buffer_size < (uint64_t)n) {
+    harness_skip("%lld int8 elements need a GPU device with %lld bytes in one buffer",
+                 (long long)n, (long long)n);
+    return;
+  }
+  int8_t one = 1, two = 2;
+  kiln_array *a = NULL, *elem = NULL, *src = NULL;
+  REQUIRE_OK(kiln_array_full(ctx, KILN_INT8, 1, &n, &one, &a));
+  REQUIRE_OK(kiln_array_index(a, 0, at, &elem));
+  REQUIRE_OK(kiln_array_full(ctx, KILN_INT8, 0, NULL, &two, &src));
+  REQUIRE_OK(kiln_array_copy_into(elem, src));
+  kiln_ufunc *add = NULL;
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));
+  int64_t sum = 0, arg = 0;
+  CHECK_OK(kiln_ufunc_reduce(add, kiln_operand_array(a),
+                             kiln_operand_host_output(&sum, KILN_INT64, 0, NULL, NULL), NULL,
+                             NULL));
+  CHECK_MSG(sum == n + 1, "sum of %lld: %lld", (long long)n, (long long)sum);
+  CHECK_OK(kiln_argmax(ctx, kiln_operand_array(a),
+                       kiln_operand_host_output(&arg, KILN_INT64, 0, NULL, NULL), NULL, NULL));
+  CHECK_MSG(arg == at, "argmax %lld, expected %lld", (long long)arg, (long long)at);
+  kiln_array_release(src);
+  kiln_array_release(elem);
+  kiln_array_release(a);
+  kiln_ufunc_release(add);
+}
+
 /* ---- reproducibility ------------------------------------------------------ */
 
 /* kiln's tree on the host, float32 add (kiln/reduce.h): the bits every
@@ -1025,6 +1060,7 @@ static const harness_test tests[] = {
     {"conformance_scan", test_scan},
     {"conformance_scan_long", test_scan_long},
     {"conformance_compact", test_compact},
+    {"conformance_large", test_large},
     {"reproducible_work_group_sizes", test_reproducible_work_group_sizes},
     {"reproducible_scan", test_reproducible_scan},
     {"reproducible_layouts", test_reproducible_layouts},
