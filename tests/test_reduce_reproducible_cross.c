@@ -6,7 +6,7 @@
  * tree). Prints one line per device and result so the bits can be quoted.
  * Skips (77) with the reason when fewer than two devices can be opened
  * (KILN_TEST_CROSS_SELF=1 compares one device with itself instead). */
-#include "harness.h"
+#include "reduce_testing.h"
 
 #define MAX_CONTEXTS 16
 #define SUM_N 10000019
@@ -26,33 +26,6 @@ typedef struct results {
   int ok;
 } results;
 
-/* kiln's reduction tree on the host for float32 add (kiln/reduce.h). */
-static float host_tree_sum(const float *x, int64_t n) {
-  float *level = malloc((size_t)n * sizeof *level);
-  memcpy(level, x, (size_t)n * sizeof *level);
-  for (;;) {
-    int64_t chunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;
-    for (int64_t c = 0; c < chunks; c++) {
-      float lanes[KILN_REDUCE_LANES];
-      int64_t k0 = c * KILN_REDUCE_CHUNK,
-              kend = k0 + KILN_REDUCE_CHUNK < n ? k0 + KILN_REDUCE_CHUNK : n;
-      for (int l = 0; l < KILN_REDUCE_LANES && k0 + l < kend; l++) {
-        lanes[l] = level[k0 + l];
-        for (int64_t k = k0 + l + KILN_REDUCE_LANES; k < kend; k += KILN_REDUCE_LANES)
-          lanes[l] = lanes[l] + level[k];
-      }
-      for (int s = KILN_REDUCE_LANES / 2; s > 0; s /= 2)
-        for (int l = 0; l < s; l++)
-          if (k0 + l + s < kend) lanes[l] = lanes[l] + lanes[l + s];
-      level[c] = lanes[0];
-    }
-    n = chunks;
-    if (n == 1) break;
-  }
-  float r = level[0];
-  free(level);
-  return r;
-}
 
 static void run_on(kiln_context *ctx, const float *x, const double *xd, results *r) {
   r->ok = 0;

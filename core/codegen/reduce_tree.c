@@ -36,6 +36,17 @@ static void append_arg_takes(const kiln_rt_spec *spec, kiln_strbuf *b) {
   kiln_strbuf_appendf(b, "  return b %s a || (b == a && ib < ia);\n}\n", better);
 }
 
+/* One statement folding (v, i) into (acc, ai): the arg comparison, or
+ * acc = combine(acc, v). */
+static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char *ai,
+                           const char *v, const char *i) {
+  if (arg)
+    kiln_strbuf_appendf(b, "if (kiln_rt_takes(%s, %s, %s, %s)) { %s = %s; %s = %s; }\n", acc, ai,
+                        v, i, acc, v, ai, i);
+  else
+    kiln_strbuf_appendf(b, "%s = kiln_rt_combine(%s, %s);\n", acc, acc, v);
+}
+
 void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   if (spec->preamble) {
@@ -141,12 +152,9 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     kiln_strbuf_appendf(b, "        %s kiln_m = pv[ov + kiln_i * M + o];\n", acc);
     kiln_strbuf_appendf(b, "        int64_t kiln_mi = %s;\n", arg ? "pi[oi + kiln_i * M + o]" : "0");
   }
-  kiln_strbuf_append(b, "        if (!have) { acc = kiln_m; ai = kiln_mi; have = 1; }\n");
-  if (arg)
-    kiln_strbuf_append(b, "        else if (kiln_rt_takes(acc, ai, kiln_m, kiln_mi)) "
-                          "{ acc = kiln_m; ai = kiln_mi; }\n");
-  else
-    kiln_strbuf_append(b, "        else acc = kiln_rt_combine(acc, kiln_m);\n");
+  kiln_strbuf_append(b, "        if (!have) { acc = kiln_m; ai = kiln_mi; have = 1; }\n"
+                        "        else ");
+  append_combine(b, arg, "acc", "ai", "kiln_m", "kiln_mi");
   kiln_strbuf_append(b, "      }\n"
                         "    }\n"
                         "    int64_t x = slot * 32 + lane;\n"
@@ -155,11 +163,8 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   kiln_strbuf_append(b, "    kiln_barrier();\n"
                         "    for (int64_t s = 16; s > 0; s /= 2) {\n"
                         "      if (p < npairs && lane < s && k0 + lane + s < kend) {\n");
-  if (arg)
-    kiln_strbuf_append(b, "        if (kiln_rt_takes(bv[x], bi[x], bv[x + s], bi[x + s])) "
-                          "{ bv[x] = bv[x + s]; bi[x] = bi[x + s]; }\n");
-  else
-    kiln_strbuf_append(b, "        bv[x] = kiln_rt_combine(bv[x], bv[x + s]);\n");
+  kiln_strbuf_append(b, "        ");
+  append_combine(b, arg, "bv[x]", "bi[x]", "bv[x + s]", "bi[x + s]");
   kiln_strbuf_append(b, "      }\n"
                         "      kiln_barrier();\n"
                         "    }\n"
@@ -195,6 +200,18 @@ void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size) 
 }
 
 /* ---- launching --------------------------------------------------------------- */
+
+void kiln_rt_subview(const kiln_array *a, int first, int ndim, int64_t size, int with_offset,
+                     kiln_array *v) {
+  memset(v, 0, sizeof *v);
+  v->buffer = a->buffer;
+  v->dtype = a->dtype;
+  v->ndim = ndim;
+  v->size = size;
+  v->offset = with_offset ? a->offset : 0;
+  memcpy(v->shape, a->shape + first, (size_t)ndim * sizeof *v->shape);
+  memcpy(v->strides, a->strides + first, (size_t)ndim * sizeof *v->strides);
+}
 
 kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout *layout) {
   KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(n, views, layout));
@@ -280,26 +297,11 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
   if (K == 0) return kiln_error_set(KILN_ERROR_INTERNAL, "reduction over nothing");
   for (int j = 0; j <= nin; j++) {
     const kiln_array *a = j < nin ? inputs[j] : out;
-    kiln_array *v = &keep_views[j];
-    memset(v, 0, sizeof *v);
-    v->buffer = a->buffer;
-    v->dtype = a->dtype;
-    v->ndim = nkeep;
-    v->size = M;
-    v->offset = a->offset;
-    memcpy(v->shape, a->shape, (size_t)nkeep * sizeof *v->shape);
-    memcpy(v->strides, a->strides, (size_t)nkeep * sizeof *v->strides);
-    keep_ptr[j] = v;
+    kiln_rt_subview(a, 0, nkeep, M, 1, &keep_views[j]);
+    keep_ptr[j] = &keep_views[j];
     if (j == nin) break;
-    kiln_array *r = &red_views[j];
-    memset(r, 0, sizeof *r);
-    r->buffer = a->buffer;
-    r->dtype = a->dtype;
-    r->ndim = nred;
-    r->size = K;
-    memcpy(r->shape, a->shape + nkeep, (size_t)nred * sizeof *r->shape);
-    memcpy(r->strides, a->strides + nkeep, (size_t)nred * sizeof *r->strides);
-    red_ptr[j] = r;
+    kiln_rt_subview(a, nkeep, nred, K, 0, &red_views[j]);
+    red_ptr[j] = &red_views[j];
   }
   kiln_ew_layout keep, red;
   KILN_RETURN_IF_ERROR(kiln_rt_merge(nin + 1, keep_ptr, &keep));

@@ -77,6 +77,11 @@ void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *in
                               const char *shape, int noperands, const char *const *offsets,
                               const char *const *strides);
 
+/* *v = dims first..first+ndim-1 of a (size: their product), borrowing a's
+ * buffer, at a's offset when with_offset (else 0). */
+void kiln_rt_subview(const kiln_array *a, int first, int ndim, int64_t size, int with_offset,
+                     kiln_array *v);
+
 /* Merged dims of n views of one shape (kiln_ew_layout_plan); the
  * contiguous case becomes one dim of stride 1, so kernels have one form. */
 kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout *layout);

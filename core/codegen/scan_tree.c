@@ -177,16 +177,22 @@ static void buffer(scan_args *l, kiln_backend_buffer *b) {
   l->args[l->n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = b};
 }
 
-/* A view of `a` with its first nkeep dims (offset kept). */
-static void keep_view(const kiln_array *a, int nkeep, int64_t M, kiln_array *v) {
-  memset(v, 0, sizeof *v);
-  v->buffer = a->buffer;
-  v->dtype = a->dtype;
-  v->offset = a->offset;
-  v->ndim = nkeep;
-  v->size = M;
-  memcpy(v->shape, a->shape, (size_t)nkeep * sizeof *v->shape);
-  memcpy(v->strides, a->strides, (size_t)nkeep * sizeof *v->strides);
+/* A pass's program and the arguments both passes start with: sizes,
+ * keep dims, the input. */
+static kiln_status pass_begin(kiln_context *ctx, const scan_request *r, kiln_program **program,
+                              scan_args *l, const int64_t *M, const int64_t *K,
+                              const int64_t *nchunks, const kiln_ew_layout *keep,
+                              const int64_t *pr) {
+  KILN_RETURN_IF_ERROR(scan_program(ctx, r, program));
+  scalar(l, M);
+  scalar(l, K);
+  scalar(l, nchunks);
+  for (int d = 0; d < keep->ndim; d++) scalar(l, &keep->shape[d]);
+  buffer(l, keep->buffers[0]);
+  scalar(l, &keep->offsets[0]);
+  for (int d = 0; d < keep->ndim; d++) scalar(l, &keep->strides[0][d]);
+  scalar(l, pr);
+  return KILN_OK;
 }
 
 static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
@@ -209,9 +215,9 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
   if (M == 0 || K == 0) return KILN_OK;
   kiln_array views[2];
   const kiln_array *pointers[2];
-  keep_view(in, nkeep, M, &views[0]);
+  kiln_rt_subview(in, 0, nkeep, M, 1, &views[0]);
   const kiln_array *second = compact ? compact : out;
-  keep_view(second, nkeep, M, &views[1]);
+  kiln_rt_subview(second, 0, nkeep, M, 1, &views[1]);
   pointers[0] = &views[0];
   pointers[1] = &views[1];
   kiln_ew_layout keep;
@@ -234,18 +240,11 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
     if (status == KILN_OK) status = kiln_array_alloc(ctx, spec->acc, 2, shape, &scanned);
     scan_request req = {spec, identity, 1, 0, compact != NULL, keep.ndim, entry};
     kiln_program *program = NULL;
-    if (status == KILN_OK) status = scan_program(ctx, &req, &program);
+    scan_args l = {.n = 0};
+    int64_t zero = 0;
+    if (status == KILN_OK)
+      status = pass_begin(ctx, &req, &program, &l, &M, &K, &nchunks, &keep, &pr);
     if (status == KILN_OK) {
-      scan_args l = {.n = 0};
-      int64_t zero = 0;
-      scalar(&l, &M);
-      scalar(&l, &K);
-      scalar(&l, &nchunks);
-      for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.shape[d]);
-      buffer(&l, keep.buffers[0]);
-      scalar(&l, &keep.offsets[0]);
-      for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.strides[0][d]);
-      scalar(&l, &pr);
       buffer(&l, totals->buffer->handle);
       scalar(&l, &zero);
       status = launch(ctx, stream, program, M * nchunks, &l);
@@ -255,7 +254,7 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
       kiln_array tv, sv;
       int64_t item = (int64_t)kiln_dtype_size(spec->acc);
       int64_t strides[2] = {item, M * item};
-      keep_view(totals, 0, 1, &tv);
+      kiln_rt_subview(totals, 0, 0, 1, 1, &tv);
       tv.ndim = 2;
       tv.size = M * nchunks;
       memcpy(tv.shape, shape, sizeof shape);
@@ -271,18 +270,11 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
   }
   scan_request req = {spec, identity, 0, exclusive, compact != NULL, keep.ndim, entry};
   kiln_program *program = NULL;
-  if (status == KILN_OK) status = scan_program(ctx, &req, &program);
+  scan_args l = {.n = 0};
+  int64_t zero = 0;
+  if (status == KILN_OK)
+    status = pass_begin(ctx, &req, &program, &l, &M, &K, &nchunks, &keep, &pr);
   if (status == KILN_OK) {
-    scan_args l = {.n = 0};
-    int64_t zero = 0;
-    scalar(&l, &M);
-    scalar(&l, &K);
-    scalar(&l, &nchunks);
-    for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.shape[d]);
-    buffer(&l, keep.buffers[0]);
-    scalar(&l, &keep.offsets[0]);
-    for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.strides[0][d]);
-    scalar(&l, &pr);
     if (compact) {
       buffer(&l, keep.buffers[1]);
       scalar(&l, &keep.offsets[1]);
