@@ -81,7 +81,8 @@ static uint64_t get_bits(const void *data, kiln_dtype dtype, int64_t i) {
     case KILN_UINT16: return ((const uint16_t *)data)[i];
     case KILN_INT32: return (uint64_t)(int64_t)((const int32_t *)data)[i];
     case KILN_UINT32: return ((const uint32_t *)data)[i];
-    default: return ((const uint64_t *)data)[i];
+    case KILN_INT64: case KILN_UINT64: return ((const uint64_t *)data)[i];
+    default: return 0; /* floats: compared as doubles */
   }
 }
 
@@ -444,11 +445,11 @@ static void test_custom(kiln_context *ctx) {
                                NULL, NULL));
   CHECK(got == 0);
   /* bad input: count, dtype */
-  CHECK_STATUS(kiln_reduction_call(red, 1, in, kiln_operand_new(&xa), NULL, NULL),
+  kiln_array *r = NULL;
+  CHECK_STATUS(kiln_reduction_call(red, 1, in, kiln_operand_new(&r), NULL, NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("takes 2 inputs, 1 given");
   kiln_operand bad[2] = {kiln_operand_host(w, KILN_FLOAT64, 1, &wn, NULL), in[1]};
-  kiln_array *r = NULL;
   CHECK_STATUS(kiln_reduction_call(red, 2, bad, kiln_operand_new(&r), NULL, NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("does not cast safely to float32");
