@@ -36,6 +36,46 @@ static void append_arg_takes(const kiln_rt_spec *spec, kiln_strbuf *b) {
   kiln_strbuf_appendf(b, "  return b %s a || (b == a && ib < ia);\n}\n", better);
 }
 
+/* A block loading reduced element `index` (an expression) of the pass's
+ * input into mvar (accumulator) and ivar (its index). */
+static void append_element(kiln_strbuf *b, const kiln_rt_spec *spec, int first, int red_ndim,
+                           const char *index, const char *mvar, const char *ivar) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  kiln_strbuf_appendf(b, "          { int64_t kiln_i = %s;\n", index);
+  if (!first) {
+    kiln_strbuf_appendf(b, "            %s = pv[ov + kiln_i * M + o]; %s = %s; }\n", mvar, ivar,
+                        spec->arg ? "pi[oi + kiln_i * M + o]" : "kiln_i");
+    return;
+  }
+  char names[2][KILN_RT_MAX_INPUTS][16];
+  const char *offs[KILN_RT_MAX_INPUTS], *strides[KILN_RT_MAX_INPUTS];
+  for (int j = 0; j < spec->ninputs; j++) {
+    if (red_ndim == 1)
+      kiln_strbuf_appendf(b, "            int64_t e%d = b%d + kiln_i * rt%d_0;\n", j, j, j);
+    else
+      kiln_strbuf_appendf(b, "            int64_t e%d = b%d;\n", j, j);
+    snprintf(names[0][j], sizeof names[0][j], "e%d", j);
+    snprintf(names[1][j], sizeof names[1][j], "rt%d_", j);
+    offs[j] = names[0][j];
+    strides[j] = names[1][j];
+  }
+  if (red_ndim != 1)
+    kiln_rt_append_decompose(b, "            ", "kiln_i", red_ndim, "rs", spec->ninputs, offs,
+                             strides);
+  for (int j = 0; j < spec->ninputs; j++)
+    kiln_strbuf_appendf(b, "            %s v%d = p%d[e%d];\n",
+                        kiln_dtype_kernel_type(spec->inputs[j]), j, j, j);
+  kiln_strbuf_appendf(b, "            %s kiln_m;\n", acc);
+  if (spec->map) {
+    kiln_strbuf_appendf(b, "            { %s }\n", spec->map);
+  } else {
+    char cast[96];
+    kiln_ew_cast_expression(spec->inputs[0], spec->acc, "v0", cast, sizeof cast);
+    kiln_strbuf_appendf(b, "            kiln_m = %s;\n", cast);
+  }
+  kiln_strbuf_appendf(b, "            %s = kiln_m; %s = kiln_i; }\n", mvar, ivar);
+}
+
 /* One statement folding (v, i) into (acc, ai): the arg comparison, or
  * acc = combine(acc, v). */
 static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char *ai,
@@ -116,45 +156,34 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
       strides[j] = names[1][j];
     }
     kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", spec->ninputs, offs, strides);
-    if (red_ndim == 1) /* one reduced dim: step the offsets, no division */
-      for (int j = 0; j < spec->ninputs; j++)
-        kiln_strbuf_appendf(b, "      int64_t e%d = b%d + (k0 + lane) * rt%d_0;\n", j, j, j);
   }
-  kiln_strbuf_appendf(b,
-                      "      int have = 0;\n"
-                      "      for (int64_t kiln_i = k0 + lane; kiln_i < kend; kiln_i += %d) {\n",
+  /* a lane's elements in order: the first, then four loads at a time
+   * combined in order (more loads in flight), then the rest */
+  const char *m[4] = {"m0", "m1", "m2", "m3"}, *mi[4] = {"i0", "i1", "i2", "i3"};
+  kiln_strbuf_appendf(b, "      %s m0, m1, m2, m3;\n"
+                         "      int64_t i0, i1, i2, i3;\n"
+                         "      int64_t kk = k0 + lane;\n"
+                         "      if (kk < kend) {\n",
+                      acc);
+  append_element(b, spec, first, red_ndim, "kk", "acc", "ai");
+  kiln_strbuf_appendf(b, "        for (kk += %d; kk + %d < kend; kk += %d) {\n", KILN_RT_LANES,
+                      3 * KILN_RT_LANES, 4 * KILN_RT_LANES);
+  for (int u = 0; u < 4; u++) {
+    char index[32];
+    snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
+    append_element(b, spec, first, red_ndim, index, m[u], mi[u]);
+  }
+  for (int u = 0; u < 4; u++) {
+    kiln_strbuf_append(b, "          ");
+    append_combine(b, arg, "acc", "ai", m[u], mi[u]);
+  }
+  kiln_strbuf_appendf(b, "        }\n"
+                         "        for (; kk < kend; kk += %d) {\n",
                       KILN_RT_LANES);
-  if (first) {
-    if (red_ndim != 1) {
-      for (int j = 0; j < spec->ninputs; j++) {
-        kiln_strbuf_appendf(b, "        int64_t e%d = b%d;\n", j, j);
-        snprintf(names[0][j], sizeof names[0][j], "e%d", j);
-        snprintf(names[1][j], sizeof names[1][j], "rt%d_", j);
-      }
-      kiln_rt_append_decompose(b, "        ", "kiln_i", red_ndim, "rs", spec->ninputs, offs, strides);
-    }
-    for (int j = 0; j < spec->ninputs; j++)
-      kiln_strbuf_appendf(b, "        %s v%d = p%d[e%d];\n", kiln_dtype_kernel_type(spec->inputs[j]),
-                          j, j, j);
-    if (red_ndim == 1)
-      for (int j = 0; j < spec->ninputs; j++)
-        kiln_strbuf_appendf(b, "        e%d += %d * rt%d_0;\n", j, KILN_RT_LANES, j);
-    kiln_strbuf_appendf(b, "        %s kiln_m;\n", acc);
-    if (spec->map) {
-      kiln_strbuf_appendf(b, "        { %s }\n", spec->map);
-    } else {
-      char cast[96];
-      kiln_ew_cast_expression(spec->inputs[0], spec->acc, "v0", cast, sizeof cast);
-      kiln_strbuf_appendf(b, "        kiln_m = %s;\n", cast);
-    }
-    kiln_strbuf_append(b, "        int64_t kiln_mi = kiln_i;\n");
-  } else {
-    kiln_strbuf_appendf(b, "        %s kiln_m = pv[ov + kiln_i * M + o];\n", acc);
-    kiln_strbuf_appendf(b, "        int64_t kiln_mi = %s;\n", arg ? "pi[oi + kiln_i * M + o]" : "0");
-  }
-  kiln_strbuf_append(b, "        if (!have) { acc = kiln_m; ai = kiln_mi; have = 1; }\n"
-                        "        else ");
-  append_combine(b, arg, "acc", "ai", "kiln_m", "kiln_mi");
+  append_element(b, spec, first, red_ndim, "kk", "m0", "i0");
+  kiln_strbuf_append(b, "          ");
+  append_combine(b, arg, "acc", "ai", "m0", "i0");
+  kiln_strbuf_append(b, "        }\n");
   kiln_strbuf_append(b, "      }\n"
                         "    }\n"
                         "    int64_t x = slot * 32 + lane;\n"

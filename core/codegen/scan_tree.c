@@ -64,10 +64,10 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
   else kiln_ew_cast_expression(spec->inputs[0], spec->acc, "p[bp + (k0 + j) * pr]", load,
                                sizeof load);
   kiln_strbuf_appendf(b,
-                      "    for (int64_t j = lane; j < len; j += %d)\n"
+                      "    for (int64_t j = lane; j < len; j += kiln_local_size(0))\n"
                       "      buf[(j / %d) * %d + j %% %d] = %s;\n"
                       "    kiln_barrier();\n"
-                      "    int64_t ns = len - lane * %d, at = lane * %d;\n"
+                      "    int64_t ns = lane < %d ? len - lane * %d : 0, at = lane * %d;\n"
                       "    ns = ns < 0 ? 0 : ns > %d ? %d : ns;\n"
                       "    if (ns > 0) {\n"
                       "      %s t = buf[at];\n"
@@ -75,7 +75,7 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                       "      seg[lane] = t;\n"
                       "    }\n"
                       "    kiln_barrier();\n",
-                      KILN_RT_LANES, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, load,
+                      KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, load, KILN_RT_LANES,
                       KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, KILN_SCAN_SEGMENT, acc);
   if (totals) {
     kiln_strbuf_appendf(b,
@@ -112,9 +112,9 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                           "    }\n"
                           "    kiln_barrier();\n");
     kiln_strbuf_appendf(b,
-                        "    for (int64_t j = lane; j < len; j += %d) {\n"
+                        "    for (int64_t j = lane; j < len; j += kiln_local_size(0)) {\n"
                         "      %s a = buf[(j / %d) * %d + j %% %d];\n",
-                        KILN_RT_LANES, acc, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT);
+                        acc, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT);
     if (compact) {
       kiln_strbuf_append(b, "      if (p[bp + (k0 + j) * pr] != 0) q[oq + a * qr] = x[bx + (k0 + j) * xr];\n");
     } else {
@@ -201,9 +201,13 @@ static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_pro
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
                           "scans need work-groups of %d items; the device runs at most %llu",
                           KILN_RT_LANES, (unsigned long long)program->max_work_group_size);
+  /* 32 segment lanes; up to 4x as many items load and store the chunk */
+  uint64_t local = program->max_work_group_size < 4 * KILN_RT_LANES
+                       ? KILN_RT_LANES
+                       : 4 * KILN_RT_LANES;
   uint64_t groups = pairs < (1 << 20) ? (uint64_t)pairs : (1 << 20);
-  kiln_backend_launch grid = {.work_dim = 1, .global = {groups * KILN_RT_LANES, 1, 1},
-                              .local = {KILN_RT_LANES, 1, 1}};
+  kiln_backend_launch grid = {.work_dim = 1, .global = {groups * local, 1, 1},
+                              .local = {local, 1, 1}};
   return kiln_program_launch(ctx, program, stream, &grid, l->n, l->args);
 }
 
