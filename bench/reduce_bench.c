@@ -32,8 +32,8 @@ static void run(bench *b, op_kind op) {
   switch (op) {
     case COPY: BENCH_CHECK(kiln_array_copy_into(b->x2, b->x)); break;
     case SUM:
-      BENCH_CHECK(kiln_ufunc_reduce(b->add, kiln_operand_array(b->x),
-                                    kiln_operand_array(b->scalar), NULL, NULL));
+      BENCH_CHECK(kiln_ufunc_reduce(b->add, kiln_operand_array(b->x), kiln_operand_array(b->scalar),
+                                    NULL, NULL));
       break;
     case ROWS:
       BENCH_CHECK(kiln_ufunc_reduce(b->add, kiln_operand_array(b->m),
@@ -44,8 +44,8 @@ static void run(bench *b, op_kind op) {
                                     kiln_operand_array(b->col_out), &cols, NULL));
       break;
     case ARGMAX:
-      BENCH_CHECK(kiln_argmax(b->ctx, kiln_operand_array(b->x), kiln_operand_array(b->index),
-                              NULL, NULL));
+      BENCH_CHECK(
+          kiln_argmax(b->ctx, kiln_operand_array(b->x), kiln_operand_array(b->index), NULL, NULL));
       break;
     case CUMSUM:
       BENCH_CHECK(kiln_ufunc_scan(b->add, kiln_operand_array(b->x), kiln_operand_array(b->x2),
@@ -101,11 +101,11 @@ int main(int argc, char **argv) {
   static const struct {
     op_kind op;
     const char *name;
-    int matrix;     /* sizes from the matrix, else n */
+    int matrix;      /* sizes from the matrix, else n */
     double per_elem; /* bytes each element must move */
-  } ops[] = {{COPY, "copy (reference)", 0, 8},   {SUM, "sum", 0, 4},
-             {ROWS, "row sum (axis 1)", 1, 4},    {COLS, "column sum (axis 0)", 1, 4},
-             {ARGMAX, "argmax", 0, 4},            {CUMSUM, "cumsum", 0, 8}};
+  } ops[] = {{COPY, "copy (reference)", 0, 8}, {SUM, "sum", 0, 4},
+             {ROWS, "row sum (axis 1)", 1, 4}, {COLS, "column sum (axis 0)", 1, 4},
+             {ARGMAX, "argmax", 0, 4},         {CUMSUM, "cumsum", 0, 8}};
   double copy_gbs = 0;
   printf("%-22s %10s %10s %12s\n", "operation", "ms", "GB/s", "of copy BW");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {

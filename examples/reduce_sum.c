@@ -40,18 +40,18 @@ int main(int argc, char **argv) {
   int64_t got_int = 0;
   float got_float = 0;
   TRY(kiln_ufunc_reduce(add_ufunc, kiln_operand_array(a),
-                        kiln_operand_host_output(&got_int, KILN_INT64, 0, NULL, NULL), NULL,
-                        NULL));
+                        kiln_operand_host_output(&got_int, KILN_INT64, 0, NULL, NULL), NULL, NULL));
   TRY(kiln_ufunc_reduce(add_ufunc, kiln_operand_array(b),
                         kiln_operand_host_output(&got_float, KILN_FLOAT32, 0, NULL, NULL), NULL,
                         NULL));
   int64_t want_int = n * (n - 1) / 2;
   double rel = fabs(got_float - want_float) / want_float;
-  printf("add_ufunc.reduce(arange(%lld)) = %lld (plain C %lld)\n", (long long)n,
-         (long long)got_int, (long long)want_int);
-  printf("add_ufunc.reduce(float32 values) = %.9g (plain C, float64: %.9g, relative error "
-         "%.2e)\n",
-         got_float, want_float, rel);
+  printf("add_ufunc.reduce(arange(%lld)) = %lld (plain C %lld)\n", (long long)n, (long long)got_int,
+         (long long)want_int);
+  printf(
+      "add_ufunc.reduce(float32 values) = %.9g (plain C, float64: %.9g, relative error "
+      "%.2e)\n",
+      got_float, want_float, rel);
 
   /* the built-in add along each axis of a (rows, 3) matrix view of b */
   int ok = got_int == want_int && rel < 1e-6;
@@ -64,8 +64,8 @@ int main(int argc, char **argv) {
   int64_t three = 3;
   kiln_reduce_options axis0 = kiln_reduce_axis(0);
   TRY(kiln_ufunc_reduce(add, kiln_operand_array(m),
-                        kiln_operand_host_output(col_sums, KILN_FLOAT32, 1, &three, NULL),
-                        &axis0, NULL));
+                        kiln_operand_host_output(col_sums, KILN_FLOAT32, 1, &three, NULL), &axis0,
+                        NULL));
   for (int j = 0; j < 3; j++) {
     double s = 0;
     for (int64_t i = 0; i < rows; i++) s += floats[i * 3 + j];

@@ -75,13 +75,15 @@ static kiln_array *make_view(kiln_context *ctx, const void *h, kiln_dtype dtype,
 /* Element i of integer data as its 64-bit two's-complement bits. */
 static uint64_t get_bits(const void *data, kiln_dtype dtype, int64_t i) {
   switch (dtype) {
-    case KILN_BOOL: case KILN_UINT8: return ((const uint8_t *)data)[i];
+    case KILN_BOOL:
+    case KILN_UINT8: return ((const uint8_t *)data)[i];
     case KILN_INT8: return (uint64_t)(int64_t)((const int8_t *)data)[i];
     case KILN_INT16: return (uint64_t)(int64_t)((const int16_t *)data)[i];
     case KILN_UINT16: return ((const uint16_t *)data)[i];
     case KILN_INT32: return (uint64_t)(int64_t)((const int32_t *)data)[i];
     case KILN_UINT32: return ((const uint32_t *)data)[i];
-    case KILN_INT64: case KILN_UINT64: return ((const uint64_t *)data)[i];
+    case KILN_INT64:
+    case KILN_UINT64: return ((const uint64_t *)data)[i];
     default: return 0; /* floats: compared as doubles */
   }
 }
@@ -92,9 +94,8 @@ typedef enum { OP_ADD, OP_MUL, OP_MAX, OP_MIN } ref_op;
 
 /* Reduces h (C order of shape) over the axes in reduced[] into ref (one
  * double and one integer bits value per output, C order of the kept dims). */
-static void reference(ref_op op, const void *h, kiln_dtype dtype, int ndim,
-                      const int64_t *shape, const int *reduced, double *ref, uint64_t *bits,
-                      int64_t nout) {
+static void reference(ref_op op, const void *h, kiln_dtype dtype, int ndim, const int64_t *shape,
+                      const int *reduced, double *ref, uint64_t *bits, int64_t nout) {
   int64_t n = product(ndim, shape);
   char *seen = calloc((size_t)nout + 1, 1);
   for (int64_t o = 0; o < nout; o++) {
@@ -114,12 +115,17 @@ static void reference(ref_op op, const void *h, kiln_dtype dtype, int ndim,
     double v = harness_get(h, dtype, i);
     uint64_t b = get_bits(h, dtype, i);
     switch (op) {
-      case OP_ADD: ref[o] += v; bits[o] += b; break;
-      case OP_MUL: ref[o] *= v; bits[o] *= b; break;
+      case OP_ADD:
+        ref[o] += v;
+        bits[o] += b;
+        break;
+      case OP_MUL:
+        ref[o] *= v;
+        bits[o] *= b;
+        break;
       case OP_MAX:
       case OP_MIN:
-        if (!seen[o] || isnan(v) ||
-            (!isnan(ref[o]) && (op == OP_MAX ? v > ref[o] : v < ref[o]))) {
+        if (!seen[o] || isnan(v) || (!isnan(ref[o]) && (op == OP_MAX ? v > ref[o] : v < ref[o]))) {
           if (!(seen[o] && isnan(ref[o]))) ref[o] = v;
         }
         break;
@@ -151,15 +157,17 @@ static void check_reduce(kiln_context *ctx, ref_op op, kiln_dtype dtype, kiln_dt
   for (int i = 0; i < opt->naxes; i++) reduced[(opt->axes[i] + ndim) % ndim] = 1;
   int64_t nout = 1, K = 1;
   for (int d = 0; d < ndim; d++) {
-    if (!reduced[d]) nout *= shape[d];
-    else K *= shape[d];
+    if (!reduced[d])
+      nout *= shape[d];
+    else
+      K *= shape[d];
   }
   kiln_array *r = NULL;
-  if (a && u) CHECK_OK(kiln_ufunc_reduce(u, kiln_operand_array(a), kiln_operand_new(&r), opt, NULL));
+  if (a && u)
+    CHECK_OK(kiln_ufunc_reduce(u, kiln_operand_array(a), kiln_operand_new(&r), opt, NULL));
   if (r) {
     CHECK_MSG(kiln_array_dtype(r) == acc, "%s of %s gives %s, expected %s", op_name(op),
-              kiln_dtype_name(dtype), kiln_dtype_name(kiln_array_dtype(r)),
-              kiln_dtype_name(acc));
+              kiln_dtype_name(dtype), kiln_dtype_name(kiln_array_dtype(r)), kiln_dtype_name(acc));
     int rndim = kiln_array_ndim(r);
     CHECK(rndim == (opt->keepdims ? ndim : ndim - (int)(opt->all_axes ? ndim : opt->naxes)));
     CHECK(kiln_array_size(r) == nout);
@@ -220,8 +228,8 @@ static void test_every_axis_combination(kiln_context *ctx) {
       }
       for (int layout = 0; layout < 3; layout++) {
         opt.keepdims = (mask + layout) % 2;
-        check_reduce(ctx, OP_ADD, KILN_FLOAT32, KILN_FLOAT32, ndim, shapes[s].shape, &opt,
-                     layout, 0, 1);
+        check_reduce(ctx, OP_ADD, KILN_FLOAT32, KILN_FLOAT32, ndim, shapes[s].shape, &opt, layout,
+                     0, 1);
       }
     }
   }
@@ -234,13 +242,20 @@ static void test_dtypes(kiln_context *ctx) {
     kiln_dtype in, acc;
     double lo, hi;
   } cases[] = {
-      {OP_ADD, KILN_INT8, KILN_INT64, -128, 128},   {OP_ADD, KILN_UINT16, KILN_UINT64, 0, 65536},
-      {OP_ADD, KILN_BOOL, KILN_INT64, 0, 2},        {OP_ADD, KILN_INT64, KILN_INT64, -4e18, 4e18},
-      {OP_ADD, KILN_FLOAT64, KILN_FLOAT64, -1, 1},  {OP_ADD, KILN_UINT64, KILN_UINT64, 0, 1.8e19},
-      {OP_MUL, KILN_INT32, KILN_INT64, -1000, 1000}, {OP_MUL, KILN_FLOAT64, KILN_FLOAT64, 0.5, 1.5},
-      {OP_MUL, KILN_UINT8, KILN_UINT64, 0, 256},    {OP_MAX, KILN_INT16, KILN_INT16, -30000, 30000},
-      {OP_MIN, KILN_UINT32, KILN_UINT32, 0, 4e9},   {OP_MAX, KILN_FLOAT32, KILN_FLOAT32, -5, 5},
-      {OP_MIN, KILN_FLOAT64, KILN_FLOAT64, -5, 5},  {OP_MAX, KILN_BOOL, KILN_BOOL, 0, 2},
+      {OP_ADD, KILN_INT8, KILN_INT64, -128, 128},
+      {OP_ADD, KILN_UINT16, KILN_UINT64, 0, 65536},
+      {OP_ADD, KILN_BOOL, KILN_INT64, 0, 2},
+      {OP_ADD, KILN_INT64, KILN_INT64, -4e18, 4e18},
+      {OP_ADD, KILN_FLOAT64, KILN_FLOAT64, -1, 1},
+      {OP_ADD, KILN_UINT64, KILN_UINT64, 0, 1.8e19},
+      {OP_MUL, KILN_INT32, KILN_INT64, -1000, 1000},
+      {OP_MUL, KILN_FLOAT64, KILN_FLOAT64, 0.5, 1.5},
+      {OP_MUL, KILN_UINT8, KILN_UINT64, 0, 256},
+      {OP_MAX, KILN_INT16, KILN_INT16, -30000, 30000},
+      {OP_MIN, KILN_UINT32, KILN_UINT32, 0, 4e9},
+      {OP_MAX, KILN_FLOAT32, KILN_FLOAT32, -5, 5},
+      {OP_MIN, KILN_FLOAT64, KILN_FLOAT64, -5, 5},
+      {OP_MAX, KILN_BOOL, KILN_BOOL, 0, 2},
   };
   static const int64_t shape[2] = {6, 1031};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -266,8 +281,7 @@ static void test_dtypes(kiln_context *ctx) {
   int64_t scalar_shape[1] = {0};
   (void)scalar_shape;
   CHECK_OK(kiln_ufunc_reduce(add, kiln_operand_host(h, KILN_INT8, 1, &n, NULL),
-                             kiln_operand_host_output(&got, KILN_INT8, 0, NULL, NULL), &opt,
-                             NULL));
+                             kiln_operand_host_output(&got, KILN_INT8, 0, NULL, NULL), &opt, NULL));
   uint8_t want = 0;
   for (int i = 0; i < 300; i++) want = (uint8_t)(want + (uint8_t)h[i]);
   CHECK_MSG((uint8_t)got == want, "int8 sum wraps: %d, expected %d", got, (int8_t)want);
@@ -344,8 +358,7 @@ static void test_outputs_and_user_ufunc(kiln_context *ctx) {
   REQUIRE_OK(kiln_array_index(big, 1, 2, &col)); /* a strided (64,) view */
   static const char *const sigs[] = {"float64(float64 x, float64 y)"};
   kiln_ufunc *u = NULL;
-  REQUIRE_OK(kiln_ufunc_create(ctx, "absmax", 1, sigs, "return fmax(fabs(x), fabs(y));", NULL,
-                               &u));
+  REQUIRE_OK(kiln_ufunc_create(ctx, "absmax", 1, sigs, "return fmax(fabs(x), fabs(y));", NULL, &u));
   kiln_reduce_options rows = kiln_reduce_axis(-1);
   CHECK_STATUS(kiln_ufunc_reduce(u, kiln_operand_array(a), kiln_operand_array(col), &rows, NULL),
                KILN_ERROR_INVALID_ARGUMENT);
@@ -358,8 +371,8 @@ static void test_outputs_and_user_ufunc(kiln_context *ctx) {
   for (int i = 0; i < 64; i++) {
     double m = 0;
     for (int j = 0; j < 33; j++) m = fmax(m, fabs(h[i * 33 + j]));
-    CHECK_MSG(got[i * 3 + 2] == m && got[i * 3] == 0, "row %d: %g, expected %g", i,
-              got[i * 3 + 2], m);
+    CHECK_MSG(got[i * 3 + 2] == m && got[i * 3] == 0, "row %d: %g, expected %g", i, got[i * 3 + 2],
+              m);
   }
   /* keepdims into host memory of shape (1, 33), float32 output (same_kind) */
   kiln_ufunc *add = NULL;
@@ -440,9 +453,8 @@ static void test_custom(kiln_context *ctx) {
   kiln_operand ein[2] = {kiln_operand_host(none, KILN_FLOAT32, 1, &zero, NULL),
                          kiln_operand_float(2.0)};
   double got = 5;
-  CHECK_OK(kiln_reduction_call(red, 2, ein, kiln_operand_host_output(&got, KILN_FLOAT64, 0, NULL,
-                                                                    NULL),
-                               NULL, NULL));
+  CHECK_OK(kiln_reduction_call(
+      red, 2, ein, kiln_operand_host_output(&got, KILN_FLOAT64, 0, NULL, NULL), NULL, NULL));
   CHECK(got == 0);
   /* bad input: count, dtype */
   kiln_array *r = NULL;
@@ -461,8 +473,10 @@ static void test_custom(kiln_context *ctx) {
 
 /* a custom reduction with an integer index map: sum of kiln_i */
 static void test_custom_index(kiln_context *ctx) {
-  kiln_reduction_desc desc = {.name = "index_sum", .signature = "int64(uint8 x)",
-                              .accumulator = KILN_INT64, .map_expr = "kiln_i + 0 * x",
+  kiln_reduction_desc desc = {.name = "index_sum",
+                              .signature = "int64(uint8 x)",
+                              .accumulator = KILN_INT64,
+                              .map_expr = "kiln_i + 0 * x",
                               .reduce_expr = "a + b"};
   kiln_reduction *red = NULL;
   REQUIRE_OK(kiln_reduction_create(ctx, &desc, &red));
@@ -471,8 +485,8 @@ static void test_custom_index(kiln_context *ctx) {
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_UINT8, 1, &n, &a));
   kiln_operand in[1] = {kiln_operand_array(a)};
   int64_t got = 0;
-  CHECK_OK(kiln_reduction_call(red, 1, in, kiln_operand_host_output(&got, KILN_INT64, 0, NULL, NULL),
-                               NULL, NULL));
+  CHECK_OK(kiln_reduction_call(
+      red, 1, in, kiln_operand_host_output(&got, KILN_INT64, 0, NULL, NULL), NULL, NULL));
   CHECK(got == n * (n - 1) / 2);
   /* empty without identity */
   int64_t zero = 0;
@@ -500,8 +514,9 @@ static void test_arg(kiln_context *ctx) {
       for (int axis = -1; axis < 2; axis++) {
         kiln_reduce_options opt = axis < 0 ? kiln_reduce_all() : kiln_reduce_axis(axis);
         kiln_array *r = NULL;
-        kiln_status s = sign > 0 ? kiln_argmax(ctx, kiln_operand_array(a), kiln_operand_new(&r), &opt, NULL)
-                                 : kiln_argmin(ctx, kiln_operand_array(a), kiln_operand_new(&r), &opt, NULL);
+        kiln_status s =
+            sign > 0 ? kiln_argmax(ctx, kiln_operand_array(a), kiln_operand_new(&r), &opt, NULL)
+                     : kiln_argmin(ctx, kiln_operand_array(a), kiln_operand_new(&r), &opt, NULL);
         CHECK_OK(s);
         if (!r) continue;
         CHECK(kiln_array_dtype(r) == KILN_INT64);
@@ -511,9 +526,14 @@ static void test_arg(kiln_context *ctx) {
           int64_t count = axis < 0 ? n : shape[axis], best = -1;
           for (int64_t k = 0; k < count; k++) {
             int64_t i = axis < 0 ? k : axis == 0 ? k * 5003 + o : o * 5003 + k;
-            int64_t bi = best < 0 ? 0
-                         : axis < 0 ? best : axis == 0 ? best * 5003 + o : o * 5003 + best;
-            if (best < 0) { best = k; continue; }
+            int64_t bi = best < 0    ? 0
+                         : axis < 0  ? best
+                         : axis == 0 ? best * 5003 + o
+                                     : o * 5003 + best;
+            if (best < 0) {
+              best = k;
+              continue;
+            }
             if (isnan(h[bi])) break;
             if (isnan(h[i]) || (sign > 0 ? h[i] > h[bi] : h[i] < h[bi])) best = k;
           }
@@ -566,10 +586,10 @@ static void test_bad_input(kiln_context *ctx) {
   CHECK_ERROR_CONTAINS("reduce only supported for binary functions");
   int32_t small[3];
   int64_t three = 3;
-  CHECK_STATUS(kiln_ufunc_reduce(add, kiln_operand_array(a),
-                                 kiln_operand_host_output(small, KILN_INT32, 1, &three, NULL),
-                                 NULL, NULL),
-               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      kiln_ufunc_reduce(add, kiln_operand_array(a),
+                        kiln_operand_host_output(small, KILN_INT32, 1, &three, NULL), NULL, NULL),
+      KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("the output has shape (3,), the result has ()");
   int64_t s2[2] = {2, 3};
   CHECK_STATUS(kiln_ufunc_reduce(add, kiln_operand_array(a),
@@ -587,8 +607,11 @@ static void test_bad_input(kiln_context *ctx) {
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK(r == NULL);
   kiln_reduction *red = NULL;
-  kiln_reduction_desc desc = {.name = "bad name", .signature = "float32(float32 x)",
-                              .accumulator = KILN_FLOAT32, .map_expr = "x", .reduce_expr = "a+b"};
+  kiln_reduction_desc desc = {.name = "bad name",
+                              .signature = "float32(float32 x)",
+                              .accumulator = KILN_FLOAT32,
+                              .map_expr = "x",
+                              .reduce_expr = "a+b"};
   CHECK_STATUS(kiln_reduction_create(ctx, &desc, &red), KILN_ERROR_INVALID_ARGUMENT);
   desc.name = "ok";
   desc.signature = "float32(float32 x";
@@ -607,7 +630,6 @@ static void test_bad_input(kiln_context *ctx) {
   kiln_ufunc_release(sq);
   kiln_array_release(a);
 }
-
 
 /* ---- scans and compaction ------------------------------------------------- */
 
@@ -684,8 +706,10 @@ static void test_scan(kiln_context *ctx) {
   double m = d[0];
   for (int64_t i = 0; i < n3 && harness_failures < 10; i++) {
     if (i > 0 && !isnan(m) && (isnan(d[i]) || d[i] > m)) m = d[i];
-    CHECK_MSG((isnan(m) && isnan(dm[i])) || dm[i] == m, "maximum.accumulate[%lld] = %g, "
-              "expected %g", (long long)i, dm[i], m);
+    CHECK_MSG((isnan(m) && isnan(dm[i])) || dm[i] == m,
+              "maximum.accumulate[%lld] = %g, "
+              "expected %g",
+              (long long)i, dm[i], m);
   }
   int32_t *p = malloc((size_t)n3 * 4);
   harness_fill_random(p, KILN_INT32, n3, -5, 6);
@@ -730,8 +754,8 @@ static void test_scan_long(kiln_context *ctx) {
   int64_t s = 0;
   for (int64_t i = 0; i < n && harness_failures < 10; i++) {
     s += x[i];
-    CHECK_MSG(got[i] == s, "cumsum[%lld] = %lld, expected %lld", (long long)i,
-              (long long)got[i], (long long)s);
+    CHECK_MSG(got[i] == s, "cumsum[%lld] = %lld, expected %lld", (long long)i, (long long)got[i],
+              (long long)s);
   }
   kiln_ufunc_release(add);
   free(x);
@@ -745,7 +769,8 @@ static void test_compact(kiln_context *ctx) {
     double *x = malloc((size_t)n * 8 + 8);
     uint8_t *mask = malloc((size_t)n + 1);
     harness_fill_random(x, KILN_FLOAT64, n, -1, 1);
-    for (int64_t i = 0; i < n; i++) mask[i] = harness_rand_u64() % 10 < 3 ? (uint8_t)(1 + i % 5) : 0;
+    for (int64_t i = 0; i < n; i++)
+      mask[i] = harness_rand_u64() % 10 < 3 ? (uint8_t)(1 + i % 5) : 0;
     if (n == 1) mask[0] = 1;
     int64_t want = 0;
     for (int64_t i = 0; i < n; i++) want += mask[i] != 0;
@@ -754,8 +779,8 @@ static void test_compact(kiln_context *ctx) {
     CHECK_OK(kiln_compact(ctx, kiln_operand_host(x, KILN_FLOAT64, 1, &n, NULL),
                           kiln_operand_host(mask, KILN_UINT8, 1, &n, NULL), kiln_operand_new(&r),
                           &count, NULL));
-    CHECK_MSG(count == want, "n %lld: count %lld, expected %lld", (long long)n,
-              (long long)count, (long long)want);
+    CHECK_MSG(count == want, "n %lld: count %lld, expected %lld", (long long)n, (long long)count,
+              (long long)want);
     if (r) {
       CHECK(kiln_array_size(r) == count);
       double *got = malloc((size_t)count * 8 + 8);
@@ -793,17 +818,17 @@ static void test_compact(kiln_context *ctx) {
     }
   CHECK(count == k && got[k] == -7777);
   int64_t small = k - 1;
-  CHECK_STATUS(kiln_compact(ctx, kiln_operand_array(xa), kiln_operand_array(ma),
-                            kiln_operand_host_output(got, KILN_INT32, 1, &small, NULL), &count,
-                            NULL),
-               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      kiln_compact(ctx, kiln_operand_array(xa), kiln_operand_array(ma),
+                   kiln_operand_host_output(got, KILN_INT32, 1, &small, NULL), &count, NULL),
+      KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("needs at least");
   int64_t other[1] = {n - 1};
-  CHECK_STATUS(kiln_compact(ctx, kiln_operand_array(xa),
-                            kiln_operand_host(mask, KILN_FLOAT32, 1, other, NULL),
-                            kiln_operand_host_output(got, KILN_INT32, 1, &room, NULL), &count,
-                            NULL),
-               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      kiln_compact(ctx, kiln_operand_array(xa),
+                   kiln_operand_host(mask, KILN_FLOAT32, 1, other, NULL),
+                   kiln_operand_host_output(got, KILN_INT32, 1, &room, NULL), &count, NULL),
+      KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("they must be equal");
   kiln_array_release(xa);
   kiln_array_release(ma);
@@ -811,7 +836,6 @@ static void test_compact(kiln_context *ctx) {
   free(mask);
   free(got);
 }
-
 
 /* above 2^31 elements (GPU devices with the memory; skipped on CPU
  * devices, where it would take minutes of a shared CI machine) */
@@ -821,8 +845,8 @@ static void test_large(kiln_context *ctx) {
   int64_t n = ((int64_t)1 << 31) + 11, at = ((int64_t)1 << 31) + 5;
   if (info.type == KILN_DEVICE_CPU || info.global_memory < (uint64_t)(3 * n) ||
       info.max_buffer_size < (uint64_t)n) {
-    harness_skip("%lld int8 elements need a GPU device with %lld bytes in one buffer",
-                 (long long)n, (long long)n);
+    harness_skip("%lld int8 elements need a GPU device with %lld bytes in one buffer", (long long)n,
+                 (long long)n);
     return;
   }
   int8_t one = 1, two = 2;
@@ -849,14 +873,13 @@ static void test_large(kiln_context *ctx) {
 
 /* ---- reproducibility ------------------------------------------------------ */
 
-
-
 /* kiln's scan order on the host, float32 add, one line (kiln/reduce.h) */
 static void host_tree_scan(const float *x, int64_t n, float *out) {
   int64_t nchunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;
   float *totals = malloc((size_t)nchunks * 4), *prefix = malloc((size_t)nchunks * 4);
   for (int64_t c = 0; c < nchunks; c++) {
-    int64_t k0 = c * KILN_REDUCE_CHUNK, len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
+    int64_t k0 = c * KILN_REDUCE_CHUNK,
+            len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
     float seg[32], t = 0;
     for (int s = 0; s < 32 && s * 128 < len; s++) {
       int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
@@ -868,7 +891,8 @@ static void host_tree_scan(const float *x, int64_t n, float *out) {
   }
   if (nchunks > 1) host_tree_scan(totals, nchunks, prefix);
   for (int64_t c = 0; c < nchunks; c++) {
-    int64_t k0 = c * KILN_REDUCE_CHUNK, len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
+    int64_t k0 = c * KILN_REDUCE_CHUNK,
+            len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
     float seg[32];
     for (int s = 0; s < 32 && s * 128 < len; s++) {
       int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
@@ -929,8 +953,8 @@ static void test_reproducible_work_group_sizes(kiln_context *ctx) {
       opt.work_group_size = groups[g];
       float got = 0;
       CHECK_OK(kiln_ufunc_reduce(add, kiln_operand_array(a),
-                                 kiln_operand_host_output(&got, KILN_FLOAT32, 0, NULL, NULL),
-                                 &opt, NULL));
+                                 kiln_operand_host_output(&got, KILN_FLOAT32, 0, NULL, NULL), &opt,
+                                 NULL));
       uint32_t gb, wb;
       memcpy(&gb, &got, 4);
       memcpy(&wb, &want, 4);
@@ -960,11 +984,10 @@ static void test_reproducible_layouts(kiln_context *ctx) {
       float got[7];
       int64_t seven = 7;
       CHECK_OK(kiln_ufunc_reduce(add, kiln_operand_array(a),
-                                 kiln_operand_host_output(got, KILN_FLOAT32, 1, &seven, NULL),
-                                 &opt, NULL));
+                                 kiln_operand_host_output(got, KILN_FLOAT32, 1, &seven, NULL), &opt,
+                                 NULL));
       if (layout == 0 && g == 32) memcpy(first, got, sizeof first);
-      CHECK_MSG(memcmp(first, got, sizeof got) == 0, "layout %d group %d: other bits", layout,
-                g);
+      CHECK_MSG(memcmp(first, got, sizeof got) == 0, "layout %d group %d: other bits", layout, g);
     }
     kiln_array_release(a);
   }

@@ -6,14 +6,14 @@
 #include "core/codegen/reduce_tree.h"
 
 void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *index, int ndim,
-                             const char *shape, int noperands, const char *const *offsets,
-                             const char *const *strides) {
+                              const char *shape, int noperands, const char *const *offsets,
+                              const char *const *strides) {
   if (ndim == 0) return;
   kiln_strbuf_appendf(b, "%s{ int64_t r = %s;\n", indent, index);
   for (int d = ndim - 1; d >= 0; d--) {
     if (d > 0)
-      kiln_strbuf_appendf(b, "%s  { int64_t c = r %% %s%d; r /= %s%d;\n", indent, shape, d,
-                          shape, d);
+      kiln_strbuf_appendf(b, "%s  { int64_t c = r %% %s%d; r /= %s%d;\n", indent, shape, d, shape,
+                          d);
     else
       kiln_strbuf_appendf(b, "%s  { int64_t c = r;\n", indent);
     for (int k = 0; k < noperands; k++)
@@ -28,11 +28,12 @@ void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *in
 static void append_arg_takes(const kiln_rt_spec *spec, kiln_strbuf *b) {
   const char *t = kiln_dtype_kernel_type(spec->acc);
   const char *better = spec->arg > 0 ? ">" : "<";
-  kiln_strbuf_appendf(b, "KILN_DEVICE int kiln_rt_takes(%s a, int64_t ia, %s b, int64_t ib) {\n",
-                      t, t);
+  kiln_strbuf_appendf(b, "KILN_DEVICE int kiln_rt_takes(%s a, int64_t ia, %s b, int64_t ib) {\n", t,
+                      t);
   if (kiln_dtype_is_float(spec->acc))
-    kiln_strbuf_append(b, "  if (isnan(a)) return isnan(b) && ib < ia;\n"
-                          "  if (isnan(b)) return 1;\n");
+    kiln_strbuf_append(b,
+                       "  if (isnan(a)) return isnan(b) && ib < ia;\n"
+                       "  if (isnan(b)) return 1;\n");
   kiln_strbuf_appendf(b, "  return b %s a || (b == a && ib < ia);\n}\n", better);
 }
 
@@ -78,11 +79,11 @@ static void append_element(kiln_strbuf *b, const kiln_rt_spec *spec, int first, 
 
 /* One statement folding (v, i) into (acc, ai): the arg comparison, or
  * acc = combine(acc, v). */
-static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char *ai,
-                           const char *v, const char *i) {
+static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char *ai, const char *v,
+                           const char *i) {
   if (arg)
-    kiln_strbuf_appendf(b, "if (kiln_rt_takes(%s, %s, %s, %s)) { %s = %s; %s = %s; }\n", acc, ai,
-                        v, i, acc, v, ai, i);
+    kiln_strbuf_appendf(b, "if (kiln_rt_takes(%s, %s, %s, %s)) { %s = %s; %s = %s; }\n", acc, ai, v,
+                        i, acc, v, ai, i);
   else
     kiln_strbuf_appendf(b, "%s = kiln_rt_combine(%s, %s);\n", acc, acc, v);
 }
@@ -93,9 +94,11 @@ void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
     kiln_strbuf_append(b, spec->preamble);
     kiln_strbuf_append(b, "\n");
   }
-  if (spec->arg) append_arg_takes(spec, b);
-  else kiln_strbuf_appendf(b, "KILN_DEVICE %s kiln_rt_combine(%s a, %s b) {\n%s\n}\n", acc, acc, acc,
-                           spec->combine);
+  if (spec->arg)
+    append_arg_takes(spec, b);
+  else
+    kiln_strbuf_appendf(b, "KILN_DEVICE %s kiln_rt_combine(%s a, %s b) {\n%s\n}\n", acc, acc, acc,
+                        spec->combine);
 }
 
 void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int keep_ndim,
@@ -160,10 +163,11 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   /* a lane's elements in order: the first, then four loads at a time
    * combined in order (more loads in flight), then the rest */
   const char *m[4] = {"m0", "m1", "m2", "m3"}, *mi[4] = {"i0", "i1", "i2", "i3"};
-  kiln_strbuf_appendf(b, "      %s m0, m1, m2, m3;\n"
-                         "      int64_t i0, i1, i2, i3;\n"
-                         "      int64_t kk = k0 + lane;\n"
-                         "      if (kk < kend) {\n",
+  kiln_strbuf_appendf(b,
+                      "      %s m0, m1, m2, m3;\n"
+                      "      int64_t i0, i1, i2, i3;\n"
+                      "      int64_t kk = k0 + lane;\n"
+                      "      if (kk < kend) {\n",
                       acc);
   append_element(b, spec, first, red_ndim, "kk", "acc", "ai");
   kiln_strbuf_appendf(b, "        for (kk += %d; kk + %d < kend; kk += %d) {\n", KILN_RT_LANES,
@@ -177,45 +181,52 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     kiln_strbuf_append(b, "          ");
     append_combine(b, arg, "acc", "ai", m[u], mi[u]);
   }
-  kiln_strbuf_appendf(b, "        }\n"
-                         "        for (; kk < kend; kk += %d) {\n",
+  kiln_strbuf_appendf(b,
+                      "        }\n"
+                      "        for (; kk < kend; kk += %d) {\n",
                       KILN_RT_LANES);
   append_element(b, spec, first, red_ndim, "kk", "m0", "i0");
   kiln_strbuf_append(b, "          ");
   append_combine(b, arg, "acc", "ai", "m0", "i0");
   kiln_strbuf_append(b, "        }\n");
-  kiln_strbuf_append(b, "      }\n"
-                        "    }\n"
-                        "    int64_t x = slot * 32 + lane;\n"
-                        "    bv[x] = acc;\n");
+  kiln_strbuf_append(b,
+                     "      }\n"
+                     "    }\n"
+                     "    int64_t x = slot * 32 + lane;\n"
+                     "    bv[x] = acc;\n");
   if (arg) kiln_strbuf_append(b, "    bi[x] = ai;\n");
-  kiln_strbuf_append(b, "    kiln_barrier();\n"
-                        "    for (int64_t s = 16; s > 0; s /= 2) {\n"
-                        "      if (p < npairs && lane < s && k0 + lane + s < kend) {\n");
+  kiln_strbuf_append(b,
+                     "    kiln_barrier();\n"
+                     "    for (int64_t s = 16; s > 0; s /= 2) {\n"
+                     "      if (p < npairs && lane < s && k0 + lane + s < kend) {\n");
   kiln_strbuf_append(b, "        ");
   append_combine(b, arg, "bv[x]", "bi[x]", "bv[x + s]", "bi[x + s]");
-  kiln_strbuf_append(b, "      }\n"
-                        "      kiln_barrier();\n"
-                        "    }\n"
-                        "    if (p < npairs && lane == 0) {\n");
+  kiln_strbuf_append(b,
+                     "      }\n"
+                     "      kiln_barrier();\n"
+                     "    }\n"
+                     "    if (p < npairs && lane == 0) {\n");
   kiln_strbuf_appendf(b, "      %s a = bv[x];\n", acc);
   if (last) {
     kiln_strbuf_append(b, "      int64_t eq = oq;\n");
     const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
     kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", 1, qoff, qstr);
     char cast[1024];
-    if (arg) snprintf(cast, sizeof cast, "(%s)bi[x]", outt);
-    else kiln_rt_store_expression(spec, cast, sizeof cast);
+    if (arg)
+      snprintf(cast, sizeof cast, "(%s)bi[x]", outt);
+    else
+      kiln_rt_store_expression(spec, cast, sizeof cast);
     kiln_strbuf_appendf(b, "      q[eq] = %s;\n", cast);
   } else {
     kiln_strbuf_append(b, "      qv[oqv + c * M + o] = a;\n");
     if (arg) kiln_strbuf_append(b, "      qi[oqi + c * M + o] = bi[x];\n");
   }
-  kiln_strbuf_append(b, "      (void)a;\n"
-                        "    }\n"
-                        "    kiln_barrier();\n"
-                        "  }\n"
-                        "}\n");
+  kiln_strbuf_append(b,
+                     "      (void)a;\n"
+                     "    }\n"
+                     "    kiln_barrier();\n"
+                     "  }\n"
+                     "}\n");
 }
 
 void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size) {
@@ -267,9 +278,8 @@ static kiln_status rt_generate(void *data, kiln_strbuf *source) {
 static kiln_status get_program(kiln_context *ctx, const rt_request *r, kiln_program **program) {
   kiln_strbuf key = {0};
   const kiln_rt_spec *s = r->spec;
-  kiln_strbuf_appendf(&key, "\1rt|%s|%d%d%d|%d|%d|%d|%d|%d|%d|", s->name, r->first, r->last,
-                      r->col, r->keep_ndim, r->red_ndim, (int)s->acc, (int)s->out, s->arg,
-                      s->ninputs);
+  kiln_strbuf_appendf(&key, "\1rt|%s|%d%d%d|%d|%d|%d|%d|%d|%d|", s->name, r->first, r->last, r->col,
+                      r->keep_ndim, r->red_ndim, (int)s->acc, (int)s->out, s->arg, s->ninputs);
   for (int j = 0; j < s->ninputs; j++) kiln_strbuf_appendf(&key, "%d,", (int)s->inputs[j]);
   const char *parts[4] = {s->preamble, s->map, s->combine, s->post};
   for (int i = 0; i < 4; i++) {
@@ -288,14 +298,14 @@ static kiln_status get_program(kiln_context *ctx, const rt_request *r, kiln_prog
 
 /* One pass's launch arguments, appended. */
 typedef struct arg_list {
-  kiln_backend_arg args[8 + 2 * KILN_MAX_DIMS +
-                        KILN_RT_MAX_INPUTS * (2 + 2 * KILN_MAX_DIMS) + 8 + KILN_MAX_DIMS];
+  kiln_backend_arg args[8 + 2 * KILN_MAX_DIMS + KILN_RT_MAX_INPUTS * (2 + 2 * KILN_MAX_DIMS) + 8 +
+                        KILN_MAX_DIMS];
   int n;
 } arg_list;
 
 static void add_scalar(arg_list *l, const int64_t *value) {
-  l->args[l->n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = value,
-                                       .size = sizeof(int64_t)};
+  l->args[l->n++] =
+      (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = value, .size = sizeof(int64_t)};
 }
 
 static void add_buffer(arg_list *l, kiln_backend_buffer *buffer) {
@@ -304,9 +314,9 @@ static void add_buffer(arg_list *l, kiln_backend_buffer *buffer) {
 
 static uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
 
-kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
-                        int nkeep, int nred, const kiln_array *const *inputs,
-                        const kiln_array *out, int work_group_size, kiln_rt_scratch *scratch) {
+kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec, int nkeep,
+                        int nred, const kiln_array *const *inputs, const kiln_array *out,
+                        int work_group_size, kiln_rt_scratch *scratch) {
   int nin = spec->ninputs;
   if (nin < 1 || nin > KILN_RT_MAX_INPUTS)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "reduction of %d inputs (1..%d)", nin,
@@ -437,8 +447,8 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
     uint64_t pairs = (uint64_t)(M * counts[p]);
     uint64_t groups = (pairs + slots - 1) / slots;
     if (groups > 65535) groups = 65535;
-    kiln_backend_launch launch = {.work_dim = 1, .global = {groups * local, 1, 1},
-                                  .local = {local, 1, 1}};
+    kiln_backend_launch launch = {
+        .work_dim = 1, .global = {groups * local, 1, 1}, .local = {local, 1, 1}};
     status = kiln_program_launch(ctx, program, stream, &launch, l.n, l.args);
   }
   if (owned) {

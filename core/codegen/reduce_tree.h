@@ -25,13 +25,13 @@
 #define KILN_RT_MAX_INPUTS 16
 
 typedef struct kiln_rt_spec {
-  const char *name;     /* identifier: entry-point prefix and cache key */
-  int ninputs;          /* >= 1 */
+  const char *name;                      /* identifier: entry-point prefix and cache key */
+  int ninputs;                           /* >= 1 */
   kiln_dtype inputs[KILN_RT_MAX_INPUTS]; /* in memory */
-  kiln_dtype acc;       /* accumulator */
-  kiln_dtype out;       /* output (INT64 for arg reductions) */
-  int arg;              /* 0; +1 argmax; -1 argmin (the index is the output) */
-  const char *preamble; /* helper functions, or NULL */
+  kiln_dtype acc;                        /* accumulator */
+  kiln_dtype out;                        /* output (INT64 for arg reductions) */
+  int arg;                               /* 0; +1 argmax; -1 argmin (the index is the output) */
+  const char *preamble;                  /* helper functions, or NULL */
   /* Statements assigning `kiln_m` (acc) from v0.. (each input in its own
    * dtype) and kiln_i (int64); NULL: kiln_m = v0 cast to acc. */
   const char *map;
@@ -50,9 +50,9 @@ typedef struct kiln_rt_scratch {
   kiln_stream *stream; /* the stream its last use was queued on */
 } kiln_rt_scratch;
 
-kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
-                        int nkeep, int nred, const kiln_array *const *inputs,
-                        const kiln_array *out, int work_group_size, kiln_rt_scratch *scratch);
+kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec, int nkeep,
+                        int nred, const kiln_array *const *inputs, const kiln_array *out,
+                        int work_group_size, kiln_rt_scratch *scratch);
 
 /* Appends the kernel source of one pass. first: reads the inputs through
  * the map (else acc partials); last: writes out through post (else acc

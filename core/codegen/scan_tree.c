@@ -7,9 +7,8 @@
 
 #define ROW (KILN_SCAN_SEGMENT + 1) /* padded: lanes hit different banks */
 
-void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals,
-                      int exclusive, int compact, int keep_ndim, const char *entry,
-                      kiln_strbuf *b) {
+void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals, int exclusive,
+                      int compact, int keep_ndim, const char *entry, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   kiln_strbuf_appendf(b, "/* scan '%s': %s%s%s */\n", spec->name, totals ? "totals" : "apply",
                       exclusive ? ", exclusive" : "", compact ? ", compaction" : "");
@@ -37,15 +36,16 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
       for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t qt%d", d);
     kiln_strbuf_append(b, ", int64_t qr");
   }
-  kiln_strbuf_appendf(b, ") {\n"
-                         "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
-                         "  KILN_LOCAL_ARRAY(%s, seg, %d);\n"
-                         "  int64_t lane = kiln_local_id(0);\n"
-                         "  for (int64_t pair = kiln_group_id(0); pair < M * nchunks;\n"
-                         "       pair += kiln_num_groups(0)) {\n"
-                         "    int64_t o = pair %% M, c = pair / M;\n"
-                         "    int64_t k0 = c * %d, len = K - k0 < %d ? K - k0 : %d;\n"
-                         "    int64_t bp = op, bx = 0, bq = 0;\n",
+  kiln_strbuf_appendf(b,
+                      ") {\n"
+                      "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
+                      "  KILN_LOCAL_ARRAY(%s, seg, %d);\n"
+                      "  int64_t lane = kiln_local_id(0);\n"
+                      "  for (int64_t pair = kiln_group_id(0); pair < M * nchunks;\n"
+                      "       pair += kiln_num_groups(0)) {\n"
+                      "    int64_t o = pair %% M, c = pair / M;\n"
+                      "    int64_t k0 = c * %d, len = K - k0 < %d ? K - k0 : %d;\n"
+                      "    int64_t bp = op, bx = 0, bq = 0;\n",
                       acc, KILN_RT_LANES * ROW, acc, KILN_RT_LANES, KILN_RT_CHUNK, KILN_RT_CHUNK,
                       KILN_RT_CHUNK);
   const char *offs[3] = {"bp", "bx", "bq"}, *strides[3] = {"pt", "xt", "qt"};
@@ -60,31 +60,34 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
   if (apply && !compact) kiln_strbuf_append(b, "    bq = oq;\n");
   kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", n, offs, strides);
   char load[128];
-  if (compact) snprintf(load, sizeof load, "(%s)(p[bp + (k0 + j) * pr] != 0)", acc);
-  else kiln_ew_cast_expression(spec->inputs[0], spec->acc, "p[bp + (k0 + j) * pr]", load,
-                               sizeof load);
-  kiln_strbuf_appendf(b,
-                      "    for (int64_t j = lane; j < len; j += kiln_local_size(0))\n"
-                      "      buf[(j / %d) * %d + j %% %d] = %s;\n"
-                      "    kiln_barrier();\n"
-                      "    int64_t ns = lane < %d ? len - lane * %d : 0, at = lane * %d;\n"
-                      "    ns = ns < 0 ? 0 : ns > %d ? %d : ns;\n"
-                      "    if (ns > 0) {\n"
-                      "      %s t = buf[at];\n"
-                      "      for (int64_t i = 1; i < ns; i++) t = kiln_rt_combine(t, buf[at + i]);\n"
-                      "      seg[lane] = t;\n"
-                      "    }\n"
-                      "    kiln_barrier();\n",
-                      KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, load, KILN_RT_LANES,
-                      KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, KILN_SCAN_SEGMENT, acc);
+  if (compact)
+    snprintf(load, sizeof load, "(%s)(p[bp + (k0 + j) * pr] != 0)", acc);
+  else
+    kiln_ew_cast_expression(spec->inputs[0], spec->acc, "p[bp + (k0 + j) * pr]", load, sizeof load);
+  kiln_strbuf_appendf(
+      b,
+      "    for (int64_t j = lane; j < len; j += kiln_local_size(0))\n"
+      "      buf[(j / %d) * %d + j %% %d] = %s;\n"
+      "    kiln_barrier();\n"
+      "    int64_t ns = lane < %d ? len - lane * %d : 0, at = lane * %d;\n"
+      "    ns = ns < 0 ? 0 : ns > %d ? %d : ns;\n"
+      "    if (ns > 0) {\n"
+      "      %s t = buf[at];\n"
+      "      for (int64_t i = 1; i < ns; i++) t = kiln_rt_combine(t, buf[at + i]);\n"
+      "      seg[lane] = t;\n"
+      "    }\n"
+      "    kiln_barrier();\n",
+      KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, load, KILN_RT_LANES, KILN_SCAN_SEGMENT, ROW,
+      KILN_SCAN_SEGMENT, KILN_SCAN_SEGMENT, acc);
   if (totals) {
-    kiln_strbuf_appendf(b,
-                        "    if (lane == 0) {\n"
-                        "      %s t = seg[0];\n"
-                        "      for (int64_t s = 1; s * %d < len; s++) t = kiln_rt_combine(t, seg[s]);\n"
-                        "      tv[otv + c * M + o] = t;\n"
-                        "    }\n",
-                        acc, KILN_SCAN_SEGMENT);
+    kiln_strbuf_appendf(
+        b,
+        "    if (lane == 0) {\n"
+        "      %s t = seg[0];\n"
+        "      for (int64_t s = 1; s * %d < len; s++) t = kiln_rt_combine(t, seg[s]);\n"
+        "      tv[otv + c * M + o] = t;\n"
+        "    }\n",
+        acc, KILN_SCAN_SEGMENT);
   } else {
     kiln_strbuf_appendf(b,
                         "    if (ns > 0) {\n"
@@ -105,18 +108,21 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                           "        run = any ? kiln_rt_combine(run, v) : v;\n",
                           acc, identity ? identity : "0");
     else
-      kiln_strbuf_append(b, "        run = any ? kiln_rt_combine(run, v) : v;\n"
-                            "        buf[at + i] = has ? kiln_rt_combine(base, run) : run;\n");
-    kiln_strbuf_append(b, "        any = 1;\n"
-                          "      }\n"
-                          "    }\n"
-                          "    kiln_barrier();\n");
+      kiln_strbuf_append(b,
+                         "        run = any ? kiln_rt_combine(run, v) : v;\n"
+                         "        buf[at + i] = has ? kiln_rt_combine(base, run) : run;\n");
+    kiln_strbuf_append(b,
+                       "        any = 1;\n"
+                       "      }\n"
+                       "    }\n"
+                       "    kiln_barrier();\n");
     kiln_strbuf_appendf(b,
                         "    for (int64_t j = lane; j < len; j += kiln_local_size(0)) {\n"
                         "      %s a = buf[(j / %d) * %d + j %% %d];\n",
                         acc, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT);
     if (compact) {
-      kiln_strbuf_append(b, "      if (p[bp + (k0 + j) * pr] != 0) q[oq + a * qr] = x[bx + (k0 + j) * xr];\n");
+      kiln_strbuf_append(
+          b, "      if (p[bp + (k0 + j) * pr] != 0) q[oq + a * qr] = x[bx + (k0 + j) * xr];\n");
     } else {
       char store[1024];
       kiln_rt_store_expression(spec, store, sizeof store);
@@ -124,9 +130,10 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
     }
     kiln_strbuf_append(b, "    }\n");
   }
-  kiln_strbuf_append(b, "    kiln_barrier();\n"
-                        "  }\n"
-                        "}\n");
+  kiln_strbuf_append(b,
+                     "    kiln_barrier();\n"
+                     "  }\n"
+                     "}\n");
 }
 
 typedef struct scan_request {
@@ -143,8 +150,7 @@ static kiln_status scan_generate(void *data, kiln_strbuf *source) {
   return KILN_OK;
 }
 
-static kiln_status scan_program(kiln_context *ctx, const scan_request *r,
-                                kiln_program **program) {
+static kiln_status scan_program(kiln_context *ctx, const scan_request *r, kiln_program **program) {
   const kiln_rt_spec *s = r->spec;
   kiln_strbuf key = {0};
   kiln_strbuf_appendf(&key, "\1scan|%s|%d%d%d|%d|%d|%d|%d|", s->name, r->totals, r->exclusive,
@@ -169,8 +175,8 @@ typedef struct scan_args {
 } scan_args;
 
 static void scalar(scan_args *l, const int64_t *v) {
-  l->args[l->n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = v,
-                                       .size = sizeof(int64_t)};
+  l->args[l->n++] =
+      (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = v, .size = sizeof(int64_t)};
 }
 
 static void buffer(scan_args *l, kiln_backend_buffer *b) {
@@ -202,12 +208,11 @@ static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_pro
                           "scans need work-groups of %d items; the device runs at most %llu",
                           KILN_RT_LANES, (unsigned long long)program->max_work_group_size);
   /* 32 segment lanes; up to 4x as many items load and store the chunk */
-  uint64_t local = program->max_work_group_size < 4 * KILN_RT_LANES
-                       ? KILN_RT_LANES
-                       : 4 * KILN_RT_LANES;
+  uint64_t local =
+      program->max_work_group_size < 4 * KILN_RT_LANES ? KILN_RT_LANES : 4 * KILN_RT_LANES;
   uint64_t groups = pairs < (1 << 20) ? (uint64_t)pairs : (1 << 20);
-  kiln_backend_launch grid = {.work_dim = 1, .global = {groups * local, 1, 1},
-                              .local = {local, 1, 1}};
+  kiln_backend_launch grid = {
+      .work_dim = 1, .global = {groups * local, 1, 1}, .local = {local, 1, 1}};
   return kiln_program_launch(ctx, program, stream, &grid, l->n, l->args);
 }
 
@@ -276,8 +281,7 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
   kiln_program *program = NULL;
   scan_args l = {.n = 0};
   int64_t zero = 0;
-  if (status == KILN_OK)
-    status = pass_begin(ctx, &req, &program, &l, &M, &K, &nchunks, &keep, &pr);
+  if (status == KILN_OK) status = pass_begin(ctx, &req, &program, &l, &M, &K, &nchunks, &keep, &pr);
   if (status == KILN_OK) {
     if (compact) {
       buffer(&l, keep.buffers[1]);

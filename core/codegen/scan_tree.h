@@ -37,8 +37,7 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
 
 /* Appends the kernel source of one scan pass: totals (chunk totals into
  * an acc array) or apply (the results, from the scanned totals). */
-void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals,
-                      int exclusive, int compact, int keep_ndim, const char *entry,
-                      kiln_strbuf *out);
+void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals, int exclusive,
+                      int compact, int keep_ndim, const char *entry, kiln_strbuf *out);
 
 #endif

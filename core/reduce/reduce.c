@@ -13,7 +13,7 @@
 /* ---- axes ---------------------------------------------------------------------- */
 
 kiln_status kiln_reduce_resolve_axes(const char *what, int ndim, const kiln_reduce_options *o,
-                                int reduced[KILN_MAX_DIMS]) {
+                                     int reduced[KILN_MAX_DIMS]) {
   memset(reduced, 0, KILN_MAX_DIMS * sizeof *reduced);
   if (!o || o->all_axes) {
     for (int d = 0; d < ndim; d++) reduced[d] = 1;
@@ -30,8 +30,8 @@ kiln_status kiln_reduce_resolve_axes(const char *what, int ndim, const kiln_redu
                             ndim);
     if (axis < 0) axis += ndim;
     if (reduced[axis])
-      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: duplicate value in 'axis' (%d)",
-                            what, o->axes[i]);
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: duplicate value in 'axis' (%d)", what,
+                            o->axes[i]);
     reduced[axis] = 1;
   }
   return KILN_OK;
@@ -47,9 +47,10 @@ static int is_unsigned(kiln_dtype d) {
 static void scalar_bytes(const kiln_operand *o, kiln_dtype to, unsigned char out[8]) {
   memset(out, 0, 8);
   int is_float = o->kind == KILN_OPERAND_WEAK_SCALAR ? o->dtype == KILN_FLOAT64
-                                                      : kiln_dtype_is_float(o->dtype);
-  double f = is_float ? o->value.f : is_unsigned(o->dtype) ? (double)o->value.u
-                                                           : (double)o->value.i;
+                                                     : kiln_dtype_is_float(o->dtype);
+  double f = is_float                ? o->value.f
+             : is_unsigned(o->dtype) ? (double)o->value.u
+                                     : (double)o->value.i;
   if (to == KILN_FLOAT32) {
     float v = (float)f;
     memcpy(out, &v, sizeof v);
@@ -67,8 +68,8 @@ static void scalar_bytes(const kiln_operand *o, kiln_dtype to, unsigned char out
  * as a 0-d array of `scalar_dtype` for weak scalars, its own otherwise).
  * *owned receives what was made (release it). */
 kiln_status kiln_reduce_to_device(kiln_context *ctx, const char *what, int index,
-                             const kiln_operand *o, kiln_dtype scalar_dtype,
-                             const kiln_array **array, kiln_array **owned) {
+                                  const kiln_operand *o, kiln_dtype scalar_dtype,
+                                  const kiln_array **array, kiln_array **owned) {
   *owned = NULL;
   switch (o->kind) {
     case KILN_OPERAND_ARRAY:
@@ -119,8 +120,8 @@ kiln_status kiln_reduce_to_device(kiln_context *ctx, const char *what, int index
 
 /* The dtype of an array or host input, or KILN_DTYPE_COUNT. */
 kiln_dtype kiln_reduce_input_dtype(const kiln_operand *o) {
-  if (o->kind == KILN_OPERAND_ARRAY) return o->value.array ? kiln_array_dtype(o->value.array)
-                                                           : KILN_DTYPE_COUNT;
+  if (o->kind == KILN_OPERAND_ARRAY)
+    return o->value.array ? kiln_array_dtype(o->value.array) : KILN_DTYPE_COUNT;
   if (o->kind == KILN_OPERAND_HOST || o->kind == KILN_OPERAND_SCALAR) return o->dtype;
   return KILN_DTYPE_COUNT;
 }
@@ -129,14 +130,14 @@ kiln_dtype kiln_reduce_input_dtype(const kiln_operand *o) {
 
 typedef struct reduce_job {
   kiln_context *ctx;
-  const char *what;           /* "ufunc 'add' reduce", for messages */
-  kiln_rt_spec spec;          /* spec.out: the result dtype of a new output */
-  const char *identity;       /* expression of the accumulator type, or NULL */
-  const char *empty_message;  /* the error when empty and no identity */
+  const char *what;          /* "ufunc 'add' reduce", for messages */
+  kiln_rt_spec spec;         /* spec.out: the result dtype of a new output */
+  const char *identity;      /* expression of the accumulator type, or NULL */
+  const char *empty_message; /* the error when empty and no identity */
   int ninputs;
   const kiln_array *inputs[KILN_RT_MAX_INPUTS];
   const kiln_reduce_options *options;
-  int single_axis;            /* arg reductions: one axis or all */
+  int single_axis; /* arg reductions: one axis or all */
   kiln_operand output;
   kiln_stream *stream;
   kiln_rt_scratch *scratch;
@@ -146,10 +147,9 @@ static void format_shape(int ndim, const int64_t *shape, char *out, size_t size)
   kiln_ufunc_format_shape(ndim, shape, out, size);
 }
 
-kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what,
-                                       const kiln_operand *o, kiln_dtype *result, int ndim,
-                                       const int64_t *shape, int at_least, kiln_array **made,
-                                       const kiln_array **out) {
+kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what, const kiln_operand *o,
+                                       kiln_dtype *result, int ndim, const int64_t *shape,
+                                       int at_least, kiln_array **made, const kiln_array **out) {
   *made = NULL;
   if (o->kind == KILN_OPERAND_NEW) {
     if (!o->value.result)
@@ -163,8 +163,7 @@ kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what,
   kiln_dtype dtype;
   if (o->kind == KILN_OPERAND_ARRAY) {
     if (!o->value.array)
-      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the output is a NULL array",
-                            what);
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the output is a NULL array", what);
     if (kiln_array_context(o->value.array) != ctx)
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                             "%s: the output is an array of another context", what);
@@ -191,7 +190,8 @@ kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what,
                           what);
   }
   int same = have_ndim == ndim;
-  for (int d = 0; same && d < ndim; d++) same = at_least ? have[d] >= shape[d] : have[d] == shape[d];
+  for (int d = 0; same && d < ndim; d++)
+    same = at_least ? have[d] >= shape[d] : have[d] == shape[d];
   if (!same) {
     char want[256], got[256];
     format_shape(ndim, shape, want, sizeof want);
@@ -228,8 +228,7 @@ static kiln_status fill_identity(reduce_job *job, const kiln_array *out) {
   char store[1024];
   kiln_rt_store_expression(&job->spec, store, sizeof store);
   kiln_strbuf body = {0}, name = {0};
-  kiln_strbuf_appendf(&body, "%s a = (%s)(%s); v0 = %s;",
-                      kiln_dtype_kernel_type(job->spec.acc),
+  kiln_strbuf_appendf(&body, "%s a = (%s)(%s); v0 = %s;", kiln_dtype_kernel_type(job->spec.acc),
                       kiln_dtype_kernel_type(job->spec.acc), job->identity, store);
   kiln_strbuf_appendf(&name, "kiln_reduce_identity_%s", job->spec.name);
   kiln_status status = kiln_strbuf_status(&body);
@@ -267,8 +266,8 @@ static kiln_status run_job(reduce_job *job) {
   for (int d = 0; d < ndim; d++) nred += reduced[d];
   nkeep = ndim - nred;
   if (job->single_axis && nred > 1 && !(job->options == NULL || job->options->all_axes))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: one axis or all, %d given",
-                          job->what, nred);
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: one axis or all, %d given", job->what,
+                          nred);
   int keepdims = job->options && job->options->keepdims;
   int rndim = 0;
   int64_t rshape[KILN_MAX_DIMS], M = 1, K = 1;
@@ -286,9 +285,8 @@ static kiln_status run_job(reduce_job *job) {
 
   kiln_array *made = NULL;
   const kiln_array *out = NULL;
-  KILN_RETURN_IF_ERROR(kiln_reduce_prepare_output(job->ctx, job->what, &job->output,
-                                                  &job->spec.out, rndim, rshape, 0, &made,
-                                                  &out));
+  KILN_RETURN_IF_ERROR(kiln_reduce_prepare_output(job->ctx, job->what, &job->output, &job->spec.out,
+                                                  rndim, rshape, 0, &made, &out));
   /* views: inputs as (kept, reduced) dims; the output's kept dims */
   kiln_array views[KILN_RT_MAX_INPUTS], outview;
   const kiln_array *pointers[KILN_RT_MAX_INPUTS];
@@ -326,15 +324,16 @@ static kiln_status run_job(reduce_job *job) {
     outview.strides[k++] = out->strides[r++];
   }
   kiln_status status = KILN_OK;
-  if (M > 0 && K == 0) status = fill_identity(job, &outview);
+  if (M > 0 && K == 0)
+    status = fill_identity(job, &outview);
   else if (M > 0)
     status = kiln_rt_run(job->ctx, job->stream, &job->spec, nkeep, nred, pointers, &outview,
                          job->options ? job->options->work_group_size : 0, job->scratch);
   if (status == KILN_OK && job->output.kind == KILN_OPERAND_HOST && M > 0) {
     if (job->stream) status = kiln_stream_synchronize(job->ctx, job->stream);
     if (status == KILN_OK)
-      status = kiln_array_to_host(made, job->output.value.host.writable,
-                                  job->output.value.host.strides);
+      status =
+          kiln_array_to_host(made, job->output.value.host.writable, job->output.value.host.strides);
   }
   if (job->output.kind == KILN_OPERAND_NEW && status == KILN_OK) {
     *job->output.value.result = made;
@@ -371,12 +370,15 @@ void kiln_reduce_clear_new(kiln_operand output) {
 /* An identity operand as an expression of the accumulator type. */
 static void identity_expression(const kiln_operand *o, char *out, size_t size) {
   int is_float = o->kind == KILN_OPERAND_WEAK_SCALAR ? o->dtype == KILN_FLOAT64
-                                                      : kiln_dtype_is_float(o->dtype);
+                                                     : kiln_dtype_is_float(o->dtype);
   if (is_float) {
     double v = o->value.f;
-    if (isnan(v)) snprintf(out, size, "KILN_NAN");
-    else if (isinf(v)) snprintf(out, size, "%sKILN_INFINITY", v < 0 ? "-" : "");
-    else snprintf(out, size, "%a", v);
+    if (isnan(v))
+      snprintf(out, size, "KILN_NAN");
+    else if (isinf(v))
+      snprintf(out, size, "%sKILN_INFINITY", v < 0 ? "-" : "");
+    else
+      snprintf(out, size, "%a", v);
   } else if (o->kind == KILN_OPERAND_SCALAR && is_unsigned(o->dtype)) {
     snprintf(out, size, "%lluull", (unsigned long long)o->value.u);
   } else if (o->value.i == INT64_MIN) {
@@ -467,14 +469,19 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
   kiln_ufunc_entry(u, entry, sizeof entry);
   if (u->preamble) kiln_strbuf_appendf(&op->preamble, "%s\n", u->preamble);
   kiln_ufunc_append_body_function(u, sig, entry, &op->preamble);
-  if (sig->returns_value) kiln_strbuf_appendf(&op->combine, "return %s_body(a, b);", entry);
+  if (sig->returns_value)
+    kiln_strbuf_appendf(&op->combine, "return %s_body(a, b);", entry);
   else
     kiln_strbuf_appendf(&op->combine, "%s r = 0; %s_body(a, b, &r); return r;",
                         kiln_dtype_kernel_type(acc), entry);
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->preamble));
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->combine));
-  op->spec = (kiln_rt_spec){.name = op->name, .ninputs = 1, .inputs = {in}, .acc = acc,
-                            .out = acc, .preamble = op->preamble.data,
+  op->spec = (kiln_rt_spec){.name = op->name,
+                            .ninputs = 1,
+                            .inputs = {in},
+                            .acc = acc,
+                            .out = acc,
+                            .preamble = op->preamble.data,
                             .combine = op->combine.data};
   if (has_identity) {
     identity_expression(&identity, op->ident, sizeof op->ident);
@@ -488,12 +495,18 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
 static kiln_status ufunc_reduce(kiln_ufunc *u, kiln_operand input, kiln_operand output,
                                 const kiln_reduce_options *options, kiln_stream *stream,
                                 kiln_ufunc_op *op, kiln_array **owned) {
-  kiln_dtype in = input.kind == KILN_OPERAND_SCALAR ? KILN_DTYPE_COUNT
-                                                   : kiln_reduce_input_dtype(&input);
+  kiln_dtype in =
+      input.kind == KILN_OPERAND_SCALAR ? KILN_DTYPE_COUNT : kiln_reduce_input_dtype(&input);
   KILN_RETURN_IF_ERROR(kiln_ufunc_op_make(u, "reduce", in, options && options->has_dtype,
                                           options ? options->dtype : KILN_DTYPE_COUNT, op));
-  reduce_job job = {.ctx = u->ctx, .what = op->what, .options = options, .output = output,
-                    .stream = stream, .ninputs = 1, .spec = op->spec, .identity = op->identity,
+  reduce_job job = {.ctx = u->ctx,
+                    .what = op->what,
+                    .options = options,
+                    .output = output,
+                    .stream = stream,
+                    .ninputs = 1,
+                    .spec = op->spec,
+                    .identity = op->identity,
                     .empty_message = op->empty};
   KILN_RETURN_IF_ERROR(
       kiln_reduce_to_device(u->ctx, op->what, 0, &input, in, &job.inputs[0], owned));
@@ -574,8 +587,10 @@ kiln_status kiln_reduction_create(kiln_context *ctx, const kiln_reduction_desc *
                           "reduction '%s': signature, map_expr and reduce_expr are required",
                           desc->name);
   if (kiln_dtype_size(desc->accumulator) == 0)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "reduction '%s': unknown accumulator "
-                          "dtype %d", desc->name, (int)desc->accumulator);
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "reduction '%s': unknown accumulator "
+                          "dtype %d",
+                          desc->name, (int)desc->accumulator);
   kiln_reduction *r = calloc(1, sizeof *r);
   if (!r) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   pthread_mutex_init(&r->lock, NULL);
@@ -627,8 +642,13 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
                           r->sig.nin, nin);
   KILN_CHECK_ARG(inputs);
   kiln_dtype out_dtype = r->sig.dtypes[nin];
-  reduce_job job = {.ctx = r->ctx, .what = what, .options = options, .output = output,
-                    .stream = stream, .ninputs = nin, .identity = r->identity,
+  reduce_job job = {.ctx = r->ctx,
+                    .what = what,
+                    .options = options,
+                    .output = output,
+                    .stream = stream,
+                    .ninputs = nin,
+                    .identity = r->identity,
                     .empty_message = "zero-size array to a reduction with no identity"};
   kiln_array *owned[KILN_RT_MAX_INPUTS] = {0};
   kiln_strbuf map = {0};
@@ -642,16 +662,14 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
       status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                               "%s: input %d is %s, which does not cast safely to %s (signature "
                               "\"%s\")",
-                              what, j, kiln_dtype_name(have), kiln_dtype_name(want),
-                              r->sig.text);
+                              what, j, kiln_dtype_name(have), kiln_dtype_name(want), r->sig.text);
       break;
     }
     char cast[96], value[16];
     snprintf(value, sizeof value, "v%d", j);
     kiln_ew_cast_expression(have, want, value, cast, sizeof cast);
     kiln_strbuf_appendf(&map, "%s ", kiln_dtype_kernel_type(want));
-    kiln_strbuf_append_n(&map, r->sig.text + r->sig.names[j].start,
-                         (size_t)r->sig.names[j].length);
+    kiln_strbuf_append_n(&map, r->sig.text + r->sig.names[j].start, (size_t)r->sig.names[j].length);
     kiln_strbuf_appendf(&map, " = %s; ", cast);
     job.spec.inputs[j] = have;
   }
@@ -680,9 +698,8 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
 
 /* ---- argmin / argmax --------------------------------------------------------------- */
 
-static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input,
-                              kiln_operand output, const kiln_reduce_options *options,
-                              kiln_stream *stream) {
+static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input, kiln_operand output,
+                              const kiln_reduce_options *options, kiln_stream *stream) {
   kiln_reduce_clear_new(output);
   KILN_CHECK_ARG(ctx);
   const char *what = sign > 0 ? "argmax" : "argmin";
@@ -696,10 +713,16 @@ static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input,
                           options->naxes);
   char empty[64];
   snprintf(empty, sizeof empty, "attempt to get %s of an empty sequence", what);
-  reduce_job job = {.ctx = ctx, .what = what, .options = options, .output = output,
-                    .stream = stream, .ninputs = 1, .empty_message = empty, .single_axis = 1};
-  job.spec = (kiln_rt_spec){.name = what, .ninputs = 1, .inputs = {in}, .acc = in,
-                            .out = KILN_INT64, .arg = sign};
+  reduce_job job = {.ctx = ctx,
+                    .what = what,
+                    .options = options,
+                    .output = output,
+                    .stream = stream,
+                    .ninputs = 1,
+                    .empty_message = empty,
+                    .single_axis = 1};
+  job.spec = (kiln_rt_spec){
+      .name = what, .ninputs = 1, .inputs = {in}, .acc = in, .out = KILN_INT64, .arg = sign};
   kiln_array *owned = NULL;
   kiln_status status = kiln_reduce_to_device(ctx, what, 0, &input, in, &job.inputs[0], &owned);
   if (status == KILN_OK) status = run_job(&job);

@@ -19,8 +19,8 @@ static kiln_status add_source(kiln_catalog *c, const char *what, kiln_strbuf *b)
 }
 
 /* One reduction pass of spec. */
-static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last,
-                            int col, int keep_ndim, int red_ndim) {
+static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last, int col,
+                            int keep_ndim, int red_ndim) {
   kiln_strbuf b = {0};
   kiln_rt_source(spec, first, last, col, keep_ndim, red_ndim, "kiln_reduce_catalog", &b);
   char what[128];
@@ -58,9 +58,8 @@ static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_dtype in, i
     kiln_ew_signature sig = {.ninputs = 0, .noperands = 1, .dtypes = {op.spec.out}};
     char store[1024], body[1200];
     kiln_rt_store_expression(&op.spec, store, sizeof store);
-    snprintf(body, sizeof body, "%s a = (%s)(%s); v0 = %s;",
-             kiln_dtype_kernel_type(op.spec.acc), kiln_dtype_kernel_type(op.spec.acc),
-             op.identity, store);
+    snprintf(body, sizeof body, "%s a = (%s)(%s); v0 = %s;", kiln_dtype_kernel_type(op.spec.acc),
+             kiln_dtype_kernel_type(op.spec.acc), op.identity, store);
     kiln_strbuf b = {0};
     kiln_ew_source(&sig, 0, "kiln_reduce_identity", op.spec.preamble, body, &b);
     status = add_source(c, "reduction identity fill", &b);
@@ -75,15 +74,19 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
     const char *name;
     kiln_dtype in;
     int all;
-  } ufuncs[] = {{"add", KILN_FLOAT32, 1},    {"add", KILN_INT8, 0},
-                {"add", KILN_BOOL, 0},       {"multiply", KILN_FLOAT64, 0},
+  } ufuncs[] = {{"add", KILN_FLOAT32, 1},     {"add", KILN_INT8, 0},
+                {"add", KILN_BOOL, 0},        {"multiply", KILN_FLOAT64, 0},
                 {"maximum", KILN_FLOAT64, 1}, {"minimum", KILN_UINT16, 0}};
   kiln_status status = KILN_OK;
   for (size_t i = 0; i < sizeof ufuncs / sizeof ufuncs[0] && status == KILN_OK; i++)
     status = add_ufunc(c, ufuncs[i].name, ufuncs[i].in, ufuncs[i].all);
   /* argmax/argmin: first and later passes */
-  kiln_rt_spec arg = {.name = "argmax", .ninputs = 1, .inputs = {KILN_FLOAT32},
-                      .acc = KILN_FLOAT32, .out = KILN_INT64, .arg = 1};
+  kiln_rt_spec arg = {.name = "argmax",
+                      .ninputs = 1,
+                      .inputs = {KILN_FLOAT32},
+                      .acc = KILN_FLOAT32,
+                      .out = KILN_INT64,
+                      .arg = 1};
   if (status == KILN_OK) status = add_pass(c, &arg, 1, 0, 0, 1, 1);
   arg.name = "argmin";
   arg.arg = -1;
@@ -91,15 +94,23 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
   if (status == KILN_OK) status = add_pass(c, &arg, 0, 1, 1, 2, 1);
   /* a custom reduction: two inputs, kiln_i in the map, a helper, a post-map */
   kiln_rt_spec custom = {
-      .name = "custom", .ninputs = 2, .inputs = {KILN_FLOAT32, KILN_INT16},
-      .acc = KILN_FLOAT64, .out = KILN_FLOAT32,
+      .name = "custom",
+      .ninputs = 2,
+      .inputs = {KILN_FLOAT32, KILN_INT16},
+      .acc = KILN_FLOAT64,
+      .out = KILN_FLOAT32,
       .preamble = "KILN_DEVICE double weight(int64_t i) { return 1.0 / (double)(i + 1); }",
       .map = "float x = v0; double w = (double)v1; kiln_m = (double)(x * w * weight(kiln_i));",
-      .combine = "return (double)(a + b);", .post = "sqrt(a)"};
+      .combine = "return (double)(a + b);",
+      .post = "sqrt(a)"};
   if (status == KILN_OK) status = add_pass(c, &custom, 1, 1, 0, 2, 3);
   /* compaction: an exclusive add-scan of a mask that moves the data */
-  kiln_rt_spec compact = {.name = "compact", .ninputs = 1, .inputs = {KILN_UINT8},
-                          .acc = KILN_INT64, .out = KILN_FLOAT64, .combine = "return a + b;"};
+  kiln_rt_spec compact = {.name = "compact",
+                          .ninputs = 1,
+                          .inputs = {KILN_UINT8},
+                          .acc = KILN_INT64,
+                          .out = KILN_FLOAT64,
+                          .combine = "return a + b;"};
   if (status == KILN_OK) status = add_scan(c, &compact, "0", 0, 1, 1);
   return status;
 }

@@ -27,10 +27,9 @@ kiln_dtype kiln_reduce_input_dtype(const kiln_operand *o);
  * dim when at_least): new (of *result dtype), given, or a temporary for
  * host memory (*made, to copy back and release). *result becomes the
  * output's dtype, which *result must cast to same_kind. */
-kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what,
-                                       const kiln_operand *o, kiln_dtype *result, int ndim,
-                                       const int64_t *shape, int at_least, kiln_array **made,
-                                       const kiln_array **out);
+kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what, const kiln_operand *o,
+                                       kiln_dtype *result, int ndim, const int64_t *shape,
+                                       int at_least, kiln_array **made, const kiln_array **out);
 
 /* Sets a NEW operand's result to NULL. */
 void kiln_reduce_clear_new(kiln_operand output);

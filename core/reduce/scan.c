@@ -7,11 +7,14 @@
 #include "core/reduce/reduce_internal.h"
 
 /* `a` as a 1-D view in C order: itself when 1-D, else a view of it when
- * contiguous, else of a contiguous copy (*copy, to release). */
-static kiln_status flat_view(const kiln_array *a, kiln_array *view, kiln_array **copy) {
+ * contiguous, else of a contiguous copy (*copy, to release; made on the
+ * default stream, so a call on another stream waits for it). */
+static kiln_status flat_view(const kiln_array *a, kiln_stream *stream, kiln_array *view,
+                             kiln_array **copy) {
   *copy = NULL;
   if (a->ndim != 1 && !kiln_array_is_contiguous(a)) {
     KILN_RETURN_IF_ERROR(kiln_array_copy(a, copy));
+    if (stream) KILN_RETURN_IF_ERROR(kiln_context_synchronize(kiln_array_context(a)));
     a = *copy;
   }
   memset(view, 0, sizeof *view);
@@ -59,11 +62,10 @@ static kiln_status finish_output(kiln_context *ctx, kiln_stream *stream, const k
 }
 
 static kiln_status scan(kiln_ufunc *u, kiln_operand input, kiln_operand output,
-                        const kiln_scan_options *options, kiln_stream *stream,
-                        kiln_ufunc_op *op, kiln_array **owned, kiln_array **copy,
-                        kiln_array **made) {
-  kiln_dtype in = input.kind == KILN_OPERAND_SCALAR ? KILN_DTYPE_COUNT
-                                                   : kiln_reduce_input_dtype(&input);
+                        const kiln_scan_options *options, kiln_stream *stream, kiln_ufunc_op *op,
+                        kiln_array **owned, kiln_array **copy, kiln_array **made) {
+  kiln_dtype in =
+      input.kind == KILN_OPERAND_SCALAR ? KILN_DTYPE_COUNT : kiln_reduce_input_dtype(&input);
   KILN_RETURN_IF_ERROR(kiln_ufunc_op_make(u, "scan", in, options && options->has_dtype,
                                           options ? options->dtype : KILN_DTYPE_COUNT, op));
   int exclusive = options && options->exclusive;
@@ -77,7 +79,7 @@ static kiln_status scan(kiln_ufunc *u, kiln_operand input, kiln_operand output,
   kiln_array flat;
   int axis = 0;
   if (!options || options->flatten) {
-    KILN_RETURN_IF_ERROR(flat_view(a, &flat, copy));
+    KILN_RETURN_IF_ERROR(flat_view(a, stream, &flat, copy));
     a = &flat;
   } else {
     axis = options->axis;
@@ -88,8 +90,8 @@ static kiln_status scan(kiln_ufunc *u, kiln_operand input, kiln_operand output,
     if (axis < 0) axis += a->ndim;
   }
   const kiln_array *out = NULL;
-  KILN_RETURN_IF_ERROR(kiln_reduce_prepare_output(u->ctx, op->what, &output, &op->spec.out,
-                                                  a->ndim, a->shape, 0, made, &out));
+  KILN_RETURN_IF_ERROR(kiln_reduce_prepare_output(u->ctx, op->what, &output, &op->spec.out, a->ndim,
+                                                  a->shape, 0, made, &out));
   kiln_array inv, outv;
   axis_last(a, axis, &inv);
   axis_last(out, axis, &outv);
@@ -142,16 +144,21 @@ static kiln_status compact(kiln_context *ctx, kiln_operand input, kiln_operand m
     kiln_ufunc_format_shape(arrays[0]->ndim, arrays[0]->shape, a, sizeof a);
     kiln_ufunc_format_shape(arrays[1]->ndim, arrays[1]->shape, b, sizeof b);
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "compact: the input has shape %s and the mask %s; they must be equal",
-                          a, b);
+                          "compact: the input has shape %s and the mask %s; they must be equal", a,
+                          b);
   }
-  for (int j = 0; j < 2; j++) KILN_RETURN_IF_ERROR(flat_view(arrays[j], &flat[j], &st->copies[j]));
+  for (int j = 0; j < 2; j++)
+    KILN_RETURN_IF_ERROR(flat_view(arrays[j], stream, &flat[j], &st->copies[j]));
   int64_t n = flat[0].size;
   /* the count: a reduction of (mask != 0) */
   if (n > 0) {
-    kiln_rt_spec counting = {.name = "compact_count", .ninputs = 1, .inputs = {flat[1].dtype},
-                             .acc = KILN_INT64, .out = KILN_INT64,
-                             .map = "kiln_m = (int64_t)(v0 != 0);", .combine = "return a + b;"};
+    kiln_rt_spec counting = {.name = "compact_count",
+                             .ninputs = 1,
+                             .inputs = {flat[1].dtype},
+                             .acc = KILN_INT64,
+                             .out = KILN_INT64,
+                             .map = "kiln_m = (int64_t)(v0 != 0);",
+                             .combine = "return a + b;"};
     KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_INT64, 0, NULL, &st->count));
     const kiln_array *in[1] = {&flat[1]};
     KILN_RETURN_IF_ERROR(kiln_rt_run(ctx, stream, &counting, 0, 1, in, st->count, 0, NULL));
@@ -168,8 +175,12 @@ static kiln_status compact(kiln_context *ctx, kiln_operand input, kiln_operand m
                           "compact: the output is %s, the input %s; they must be equal",
                           kiln_dtype_name(dtype), kiln_dtype_name(flat[0].dtype));
   if (*count > 0) {
-    kiln_rt_spec spec = {.name = "compact", .ninputs = 1, .inputs = {flat[1].dtype},
-                         .acc = KILN_INT64, .out = dtype, .combine = "return a + b;"};
+    kiln_rt_spec spec = {.name = "compact",
+                         .ninputs = 1,
+                         .inputs = {flat[1].dtype},
+                         .acc = KILN_INT64,
+                         .out = dtype,
+                         .combine = "return a + b;"};
     KILN_RETURN_IF_ERROR(kiln_scan_run(ctx, stream, &spec, "0", 1, 0, &flat[1], out, &flat[0]));
   }
   return finish_output(ctx, stream, &output, &st->made);

@@ -36,11 +36,10 @@ typedef struct kiln_reduce_options {
    * axis=() is naxes = 0 (nothing reduced: a cast copy). */
   int naxes;
   int axes[KILN_MAX_DIMS];
-  int all_axes;      /* nonzero: reduce every axis (axes ignored) */
-  int keepdims;      /* keep the reduced axes with extent 1 */
-  kiln_dtype dtype;  /* accumulator/result dtype; KILN_DTYPE_COUNT or 0 with
-                        has_dtype 0: NumPy's default */
-  int has_dtype;     /* nonzero: `dtype` is given */
+  int all_axes;     /* nonzero: reduce every axis (axes ignored) */
+  int keepdims;     /* keep the reduced axes with extent 1 */
+  kiln_dtype dtype; /* accumulator/result dtype, read only when has_dtype */
+  int has_dtype;    /* nonzero: `dtype` is given; zero: NumPy's default */
   /* Work-group size of the launches (a multiple of 32, at most 256; 0:
    * kiln's choice). It never changes the result: it exists to test that. */
   int work_group_size;
@@ -65,8 +64,7 @@ static inline kiln_reduce_options kiln_reduce_axis(int axis) {
  * reducing an empty extent is an error). Built-ins with an identity (add 0,
  * multiply 1) and minimum/maximum (no identity) need no declaration.
  * Errors: INVALID_ARGUMENT (not binary, identity not a scalar). */
-KILN_API kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc,
-                                                  const kiln_operand *identity);
+KILN_API kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_operand *identity);
 
 /* Reduces `input` (a device array or host memory: kiln_operand_array /
  * kiln_operand_host) with the binary ufunc over the axes of *options
@@ -89,10 +87,8 @@ KILN_API kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc,
  * Errors: INVALID_ARGUMENT (axis out of range or repeated, a ufunc that is
  * not binary or not reducible, dtype mismatches, output shape), others as
  * kiln_ufunc_call. A new output is NULL on failure. */
-KILN_API kiln_status kiln_ufunc_reduce(kiln_ufunc *ufunc, kiln_operand input,
-                                       kiln_operand output,
-                                       const kiln_reduce_options *options,
-                                       kiln_stream *stream);
+KILN_API kiln_status kiln_ufunc_reduce(kiln_ufunc *ufunc, kiln_operand input, kiln_operand output,
+                                       const kiln_reduce_options *options, kiln_stream *stream);
 
 /* ---- custom map/reduce/post reductions (CuPy's ReductionKernel) ---------- */
 
@@ -100,7 +96,7 @@ typedef struct kiln_reduction kiln_reduction;
 
 /* What a custom reduction computes; strings are kernel language, copied. */
 typedef struct kiln_reduction_desc {
-  const char *name;        /* an identifier */
+  const char *name; /* an identifier */
   /* "float64(float32 x, float32 y)": the inputs (names and dtypes the map
    * sees; array inputs are cast to them, safely) and the output dtype. */
   const char *signature;
@@ -134,8 +130,7 @@ KILN_API kiln_status kiln_reduction_create(kiln_context *ctx, const kiln_reducti
  * source. */
 KILN_API kiln_status kiln_reduction_call(kiln_reduction *reduction, int nin,
                                          const kiln_operand *inputs, kiln_operand output,
-                                         const kiln_reduce_options *options,
-                                         kiln_stream *stream);
+                                         const kiln_reduce_options *options, kiln_stream *stream);
 
 /* Drops the reduction (its compiled programs stay in the context's cache).
  * NULL is ignored. */
@@ -143,8 +138,8 @@ KILN_API void kiln_reduction_release(kiln_reduction *reduction);
 
 /* ---- argmin / argmax ------------------------------------------------------ */
 
-/* On ctx (the input's, for device arrays), the index (int64) of the largest (argmax) or smallest (argmin) element over
- * one axis (options->naxes == 1) or all (NULL or all_axes: the flat C-order
+/* On ctx (the input's, for device arrays), the index (int64) of the largest (argmax) or smallest
+ * (argmin) element over one axis (options->naxes == 1) or all (NULL or all_axes: the flat C-order
  * index), as NumPy's: the first index on ties, the first NaN wins.
  * Output as kiln_ufunc_reduce (int64 or a dtype it casts to same_kind).
  * Errors: INVALID_ARGUMENT (empty extent: "attempt to get argmax of an
@@ -177,9 +172,8 @@ typedef struct kiln_scan_options {
  * every device gives the same bits. Coalesced along a contiguous axis.
  * Errors: INVALID_ARGUMENT (bad axis, not reducible, exclusive without an
  * identity, dtype or output mismatches). */
-KILN_API kiln_status kiln_ufunc_scan(kiln_ufunc *ufunc, kiln_operand input,
-                                     kiln_operand output, const kiln_scan_options *options,
-                                     kiln_stream *stream);
+KILN_API kiln_status kiln_ufunc_scan(kiln_ufunc *ufunc, kiln_operand input, kiln_operand output,
+                                     const kiln_scan_options *options, kiln_stream *stream);
 
 /* Stream compaction: the elements of `input` where `mask` (any dtype;
  * nonzero keeps) is true, in C order, into `output`, and their number into
