@@ -216,9 +216,23 @@ static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_pro
   return kiln_program_launch(ctx, program, stream, &grid, l->n, l->args);
 }
 
-kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
-                          const char *identity, int exclusive, int nkeep, const kiln_array *in,
-                          const kiln_array *out, const kiln_array *compact) {
+static uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
+
+/* Bytes of chunk totals (and their scans) a scan of lines of K elements
+ * needs at every level. */
+static uint64_t scratch_bytes(int64_t M, int64_t K, size_t accsize) {
+  uint64_t bytes = 0;
+  for (int64_t n = K; n > KILN_RT_CHUNK; n = (n + KILN_RT_CHUNK - 1) / KILN_RT_CHUNK)
+    bytes += 2 * align64((uint64_t)(M * ((n + KILN_RT_CHUNK - 1) / KILN_RT_CHUNK)) * accsize);
+  return bytes;
+}
+
+/* One level: totals and their scan live in pool (uint8) from *cursor. */
+static kiln_status scan_level(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
+                              const char *identity, int exclusive, int nkeep,
+                              const kiln_array *in, const kiln_array *out,
+                              const kiln_array *compact, const kiln_array *pool,
+                              uint64_t *cursor) {
   int64_t M = 1, K = in->shape[nkeep];
   for (int d = 0; d < nkeep; d++) M *= in->shape[d];
   if (M == 0 || K == 0) return KILN_OK;
@@ -241,46 +255,47 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
   snprintf(entry, sizeof entry, "kiln_scan_%s", spec->name);
 
   /* chunk totals, scanned (inclusive) by the same algorithm */
-  kiln_array *totals = NULL, *scanned = NULL;
   kiln_status status = KILN_OK;
+  int64_t item = (int64_t)kiln_dtype_size(spec->acc);
+  uint64_t region = align64((uint64_t)(M * nchunks * item));
+  int64_t totals_at = (int64_t)*cursor, scanned_at = totals_at + (int64_t)region;
+  int64_t totals_off = totals_at / item, scanned_off = scanned_at / item;
   if (nchunks > 1) {
+    *cursor += 2 * region;
     int64_t shape[2] = {M, nchunks};
-    status = kiln_array_alloc(ctx, spec->acc, 2, shape, &totals);
-    if (status == KILN_OK) status = kiln_array_alloc(ctx, spec->acc, 2, shape, &scanned);
     scan_request req = {spec, identity, 1, 0, compact != NULL, keep.ndim, entry};
     kiln_program *program = NULL;
     scan_args l = {.n = 0};
-    int64_t zero = 0;
     if (status == KILN_OK)
       status = pass_begin(ctx, &req, &program, &l, &M, &K, &nchunks, &keep, &pr);
     if (status == KILN_OK) {
-      buffer(&l, totals->buffer->handle);
-      scalar(&l, &zero);
+      buffer(&l, pool->buffer->handle);
+      scalar(&l, &totals_off);
       status = launch(ctx, stream, program, M * nchunks, &l);
     }
     if (status == KILN_OK) {
       /* totals[c * M + o] seen as lines o of nchunks elements */
       kiln_array tv, sv;
-      int64_t item = (int64_t)kiln_dtype_size(spec->acc);
       int64_t strides[2] = {item, M * item};
-      kiln_rt_subview(totals, 0, 0, 1, 1, &tv);
+      kiln_rt_subview(pool, 0, 0, 1, 0, &tv);
+      tv.dtype = spec->acc;
+      tv.offset = totals_at;
       tv.ndim = 2;
       tv.size = M * nchunks;
       memcpy(tv.shape, shape, sizeof shape);
       memcpy(tv.strides, strides, sizeof strides);
       sv = tv;
-      sv.buffer = scanned->buffer;
+      sv.offset = scanned_at;
       kiln_rt_spec inner = *spec;
       inner.inputs[0] = spec->acc;
       inner.out = spec->acc;
       inner.post = NULL;
-      status = kiln_scan_run(ctx, stream, &inner, identity, 0, 1, &tv, &sv, NULL);
+      status = scan_level(ctx, stream, &inner, identity, 0, 1, &tv, &sv, NULL, pool, cursor);
     }
   }
   scan_request req = {spec, identity, 0, exclusive, compact != NULL, keep.ndim, entry};
   kiln_program *program = NULL;
   scan_args l = {.n = 0};
-  int64_t zero = 0;
   if (status == KILN_OK) status = pass_begin(ctx, &req, &program, &l, &M, &K, &nchunks, &keep, &pr);
   if (status == KILN_OK) {
     if (compact) {
@@ -289,8 +304,8 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
       for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.strides[1][d]);
       scalar(&l, &xr);
     }
-    buffer(&l, scanned ? scanned->buffer->handle : keep.buffers[0]);
-    scalar(&l, &zero);
+    buffer(&l, nchunks > 1 ? pool->buffer->handle : keep.buffers[0]);
+    scalar(&l, &scanned_off);
     buffer(&l, out->buffer->handle);
     if (compact) {
       scalar(&l, &oq);
@@ -301,7 +316,37 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
     scalar(&l, &qr);
     status = launch(ctx, stream, program, M * nchunks, &l);
   }
-  kiln_array_release(totals);
-  kiln_array_release(scanned);
+  return status;
+}
+
+kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
+                          const char *identity, int exclusive, int nkeep, const kiln_array *in,
+                          const kiln_array *out, const kiln_array *compact,
+                          kiln_rt_scratch *scratch) {
+  int64_t M = 1, K = in->shape[nkeep];
+  for (int d = 0; d < nkeep; d++) M *= in->shape[d];
+  if (M == 0 || K == 0) return KILN_OK;
+  uint64_t bytes = scratch_bytes(M, K, kiln_dtype_size(spec->acc)), cursor = 0;
+  kiln_array *owned = NULL;
+  const kiln_array *pool = NULL;
+  if (bytes > 0) {
+    if (scratch && scratch->buffer && scratch->stream == stream &&
+        (uint64_t)scratch->buffer->size >= bytes) {
+      pool = scratch->buffer;
+    } else {
+      int64_t shape[1] = {(int64_t)bytes};
+      KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT8, 1, shape, &owned));
+      pool = owned;
+    }
+  }
+  kiln_status status =
+      scan_level(ctx, stream, spec, identity, exclusive, nkeep, in, out, compact, pool, &cursor);
+  if (owned && scratch && status == KILN_OK) {
+    kiln_array_release(scratch->buffer);
+    scratch->buffer = owned;
+    owned = NULL;
+  }
+  kiln_array_release(owned);
+  if (scratch && pool) scratch->stream = stream;
   return status;
 }

@@ -30,10 +30,12 @@
  * then). compact (or NULL): the data to compact, of in's shape, with in
  * the mask; out is then 1-D and receives compact's elements where the mask
  * is nonzero, in order (spec->acc must be INT64, spec->out compact's
- * dtype). Queued on stream. */
+ * dtype). Queued on stream. The chunk totals go in scratch (as
+ * kiln_rt_run's; NULL: allocated per call). */
 kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
                           const char *identity, int exclusive, int nkeep, const kiln_array *in,
-                          const kiln_array *out, const kiln_array *compact);
+                          const kiln_array *out, const kiln_array *compact,
+                          kiln_rt_scratch *scratch);
 
 /* Appends the kernel source of one scan pass: totals (chunk totals into
  * an acc array) or apply (the results, from the scanned totals). */

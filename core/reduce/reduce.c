@@ -345,7 +345,7 @@ static kiln_status run_job(reduce_job *job) {
 
 /* ---- scratch kept by an owner between calls ------------------------------------ */
 
-static kiln_rt_scratch scratch_take(pthread_mutex_t *lock, kiln_rt_scratch *kept) {
+kiln_rt_scratch kiln_reduce_scratch_take(pthread_mutex_t *lock, kiln_rt_scratch *kept) {
   pthread_mutex_lock(lock);
   kiln_rt_scratch s = *kept;
   kept->buffer = NULL;
@@ -353,7 +353,7 @@ static kiln_rt_scratch scratch_take(pthread_mutex_t *lock, kiln_rt_scratch *kept
   return s;
 }
 
-static void scratch_give(pthread_mutex_t *lock, kiln_rt_scratch *kept, kiln_rt_scratch s) {
+void kiln_reduce_scratch_give(pthread_mutex_t *lock, kiln_rt_scratch *kept, kiln_rt_scratch s) {
   pthread_mutex_lock(lock);
   if (!kept->buffer) {
     *kept = s;
@@ -510,10 +510,10 @@ static kiln_status ufunc_reduce(kiln_ufunc *u, kiln_operand input, kiln_operand 
                     .empty_message = op->empty};
   KILN_RETURN_IF_ERROR(
       kiln_reduce_to_device(u->ctx, op->what, 0, &input, in, &job.inputs[0], owned));
-  kiln_rt_scratch scratch = scratch_take(&u->lock, &u->reduce_scratch);
+  kiln_rt_scratch scratch = kiln_reduce_scratch_take(&u->lock, &u->reduce_scratch);
   job.scratch = &scratch;
   kiln_status status = run_job(&job);
-  scratch_give(&u->lock, &u->reduce_scratch, scratch);
+  kiln_reduce_scratch_give(&u->lock, &u->reduce_scratch, scratch);
   return status;
 }
 
@@ -686,10 +686,10 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
     job.spec.map = map.data;
     job.spec.combine = r->combine;
     job.spec.post = r->post;
-    kiln_rt_scratch scratch = scratch_take(&r->lock, &r->scratch);
+    kiln_rt_scratch scratch = kiln_reduce_scratch_take(&r->lock, &r->scratch);
     job.scratch = &scratch;
     status = run_job(&job);
-    scratch_give(&r->lock, &r->scratch, scratch);
+    kiln_reduce_scratch_give(&r->lock, &r->scratch, scratch);
   }
   kiln_strbuf_free(&map);
   for (int j = 0; j < nin; j++) kiln_array_release(owned[j]);

@@ -31,6 +31,12 @@ kiln_status kiln_reduce_prepare_output(kiln_context *ctx, const char *what, cons
                                        kiln_dtype *result, int ndim, const int64_t *shape,
                                        int at_least, kiln_array **made, const kiln_array **out);
 
+/* Takes an owner's kept scratch (partials) under its lock, leaving none;
+ * gives it back after the call (or frees it when another call already
+ * gave one back). */
+kiln_rt_scratch kiln_reduce_scratch_take(pthread_mutex_t *lock, kiln_rt_scratch *kept);
+void kiln_reduce_scratch_give(pthread_mutex_t *lock, kiln_rt_scratch *kept, kiln_rt_scratch s);
+
 /* Sets a NEW operand's result to NULL. */
 void kiln_reduce_clear_new(kiln_operand output);
 

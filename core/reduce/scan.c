@@ -95,8 +95,11 @@ static kiln_status scan(kiln_ufunc *u, kiln_operand input, kiln_operand output,
   kiln_array inv, outv;
   axis_last(a, axis, &inv);
   axis_last(out, axis, &outv);
-  KILN_RETURN_IF_ERROR(kiln_scan_run(u->ctx, stream, &op->spec, op->identity, exclusive,
-                                     a->ndim - 1, &inv, &outv, NULL));
+  kiln_rt_scratch scratch = kiln_reduce_scratch_take(&u->lock, &u->reduce_scratch);
+  kiln_status status = kiln_scan_run(u->ctx, stream, &op->spec, op->identity, exclusive,
+                                     a->ndim - 1, &inv, &outv, NULL, &scratch);
+  kiln_reduce_scratch_give(&u->lock, &u->reduce_scratch, scratch);
+  KILN_RETURN_IF_ERROR(status);
   return finish_output(u->ctx, stream, &output, made);
 }
 
@@ -181,7 +184,8 @@ static kiln_status compact(kiln_context *ctx, kiln_operand input, kiln_operand m
                          .acc = KILN_INT64,
                          .out = dtype,
                          .combine = "return a + b;"};
-    KILN_RETURN_IF_ERROR(kiln_scan_run(ctx, stream, &spec, "0", 1, 0, &flat[1], out, &flat[0]));
+    KILN_RETURN_IF_ERROR(kiln_scan_run(ctx, stream, &spec, "0", 1, 0, &flat[1], out, &flat[0],
+                                       NULL));
   }
   return finish_output(ctx, stream, &output, &st->made);
 }
