@@ -388,6 +388,24 @@ static void test_outputs_and_user_ufunc(kiln_context *ctx) {
     CHECK_MSG(got[i * 3 + 2] == m && got[i * 3] == 0, "row %d: %g, expected %g", i, got[i * 3 + 2],
               m);
   }
+  /* a user ufunc with a named output, declared with no identity */
+  static const char *const named[] = {"(float64 m)(float64 x, float64 y)"};
+  kiln_ufunc *bigger = NULL;
+  REQUIRE_OK(kiln_ufunc_create(ctx, "bigger", 1, named, "m = x > y ? x : y;", NULL, &bigger));
+  CHECK_OK(kiln_ufunc_declare_reducible(bigger, NULL));
+  double top = 0, want_top = h[0];
+  for (int64_t i = 1; i < n; i++) want_top = h[i] > want_top ? h[i] : want_top;
+  CHECK_OK(kiln_ufunc_reduce(bigger, kiln_operand_array(a),
+                             kiln_operand_host_output(&top, KILN_FLOAT64, 0, NULL, NULL), NULL,
+                             NULL));
+  CHECK_MSG(top == want_top, "bigger.reduce: %g, expected %g", top, want_top);
+  int64_t empty_shape[1] = {0};
+  kiln_array *none = NULL;
+  CHECK_STATUS(kiln_ufunc_reduce(bigger, kiln_operand_host(h, KILN_FLOAT64, 1, empty_shape, NULL),
+                                 kiln_operand_new(&none), NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("zero-size array to reduction operation bigger which has no identity");
+  kiln_ufunc_release(bigger);
   /* keepdims into host memory of shape (1, 33), float32 output (same_kind) */
   kiln_ufunc *add = NULL;
   REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));

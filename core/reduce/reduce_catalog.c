@@ -38,10 +38,12 @@ static kiln_status add_scan(kiln_catalog *c, const kiln_rt_spec *spec, const cha
   return add_source(c, what, &b);
 }
 
-/* The passes of built-in ufunc `name` reducing `in`. */
-static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_dtype in, int all_passes) {
-  kiln_ufunc *u = NULL;
-  KILN_RETURN_IF_ERROR(kiln_ufunc_builtin_make(NULL, name, &u));
+/* The passes of ufunc u (built-in `name`, or u itself when name is NULL)
+ * reducing `in`. */
+static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_ufunc *u, kiln_dtype in,
+                             int all_passes) {
+  if (name) KILN_RETURN_IF_ERROR(kiln_ufunc_builtin_make(NULL, name, &u));
+  else kiln_ufunc_retain(u);
   kiln_ufunc_op op;
   kiln_status status = kiln_ufunc_op_make(u, "reduce", in, 0, KILN_DTYPE_COUNT, &op);
   if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 1, 0, 1, 1);
@@ -79,7 +81,18 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
                 {"maximum", KILN_FLOAT64, 1}, {"minimum", KILN_UINT16, 0}};
   kiln_status status = KILN_OK;
   for (size_t i = 0; i < sizeof ufuncs / sizeof ufuncs[0] && status == KILN_OK; i++)
-    status = add_ufunc(c, ufuncs[i].name, ufuncs[i].in, ufuncs[i].all);
+    status = add_ufunc(c, ufuncs[i].name, NULL, ufuncs[i].in, ufuncs[i].all);
+  /* a user ufunc with a named output and a helper, declared reducible */
+  static const char *const named[] = {"(float64 m)(float64 x, float64 y)"};
+  const char *bodies[1] = {"m = larger(x, y);"};
+  kiln_ufunc *user = NULL;
+  if (status == KILN_OK)
+    status = kiln_ufunc_create_with_bodies(
+        NULL, "larger_of", 1, named, bodies,
+        "KILN_DEVICE double larger(double x, double y) { return x > y ? x : y; }", &user);
+  if (status == KILN_OK) status = kiln_ufunc_declare_reducible(user, NULL);
+  if (status == KILN_OK) status = add_ufunc(c, NULL, user, KILN_FLOAT32, 1);
+  kiln_ufunc_release(user);
   /* argmax/argmin: first and later passes */
   kiln_rt_spec arg = {.name = "argmax",
                       .ninputs = 1,
