@@ -500,6 +500,26 @@ static void test_custom(kiln_context *ctx) {
   CHECK_STATUS(kiln_reduction_call(red, 2, bad, kiln_operand_new(&r), NULL, NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("does not cast safely to float32");
+  kiln_reduction *counting = NULL;
+  kiln_reduction_desc cdesc = {.name = "count_big", .signature = "int64(int32 x)",
+                               .accumulator = KILN_INT64, .map_expr = "x > 5 ? 1 : 0",
+                               .reduce_expr = "a + b", .identity = "0"};
+  REQUIRE_OK(kiln_reduction_create(ctx, &cdesc, &counting));
+  kiln_operand fin[1] = {kiln_operand_float(1e30)};
+  CHECK_STATUS(kiln_reduction_call(counting, 1, fin, kiln_operand_new(&r), NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("float scalar, which does not cast safely to int32");
+  fin[0] = kiln_operand_int(3000000000);
+  CHECK_STATUS(kiln_reduction_call(counting, 1, fin, kiln_operand_new(&r), NULL, NULL),
+               KILN_ERROR_OUT_OF_RANGE);
+  CHECK_ERROR_CONTAINS("out of range for int32");
+  int64_t got_count = -1;
+  fin[0] = kiln_operand_int(7);
+  CHECK_OK(kiln_reduction_call(counting, 1, fin,
+                               kiln_operand_host_output(&got_count, KILN_INT64, 0, NULL, NULL),
+                               NULL, NULL));
+  CHECK(got_count == 1);
+  kiln_reduction_release(counting);
   kiln_array_release(xa);
   kiln_reduction_release(red);
   free(x);

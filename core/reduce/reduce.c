@@ -43,6 +43,14 @@ static int is_unsigned(kiln_dtype d) {
   return d == KILN_UINT8 || d == KILN_UINT16 || d == KILN_UINT32 || d == KILN_UINT64;
 }
 
+/* Does v fit integer dtype d? */
+static int int_fits(int64_t v, kiln_dtype d) {
+  int bits = 8 * (int)kiln_dtype_size(d);
+  if (is_unsigned(d)) return v >= 0 && (bits == 64 || v < ((int64_t)1 << bits));
+  if (bits == 64) return 1;
+  return v >= -((int64_t)1 << (bits - 1)) && v < ((int64_t)1 << (bits - 1));
+}
+
 /* A scalar operand's value as one element of `to` (8 bytes at out). */
 static void scalar_bytes(const kiln_operand *o, kiln_dtype to, unsigned char out[8]) {
   memset(out, 0, 8);
@@ -105,6 +113,16 @@ kiln_status kiln_reduce_to_device(kiln_context *ctx, const char *what, int index
       if (kiln_dtype_size(d) == 0)
         return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: input %d: unknown scalar dtype",
                               what, index);
+      if (o->kind == KILN_OPERAND_WEAK_SCALAR && o->dtype == KILN_FLOAT64 &&
+          !kiln_dtype_is_float(d))
+        return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                              "%s: input %d is a float scalar, which does not cast safely to %s",
+                              what, index, kiln_dtype_name(d));
+      if (o->kind == KILN_OPERAND_WEAK_SCALAR && o->dtype == KILN_INT64 &&
+          !kiln_dtype_is_float(d) && d != KILN_BOOL && !int_fits(o->value.i, d))
+        return kiln_error_set(KILN_ERROR_OUT_OF_RANGE,
+                              "%s: input %d, the int scalar %lld, is out of range for %s", what,
+                              index, (long long)o->value.i, kiln_dtype_name(d));
       unsigned char bytes[8];
       scalar_bytes(o, d, bytes);
       kiln_status status = kiln_array_from_host(ctx, d, 0, NULL, NULL, bytes, owned);
