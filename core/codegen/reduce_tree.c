@@ -9,15 +9,15 @@ void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *in
                               const char *shape, int noperands, const char *const *offsets,
                               const char *const *strides) {
   if (ndim == 0) return;
-  kiln_strbuf_appendf(b, "%s{ int64_t r = %s;\n", indent, index);
+  kiln_strbuf_appendf(b, "%s{ int64_t kiln_r = %s;\n", indent, index);
   for (int d = ndim - 1; d >= 0; d--) {
     if (d > 0)
-      kiln_strbuf_appendf(b, "%s  { int64_t c = r %% %s%d; r /= %s%d;\n", indent, shape, d, shape,
-                          d);
+      kiln_strbuf_appendf(b, "%s  { int64_t kiln_c = kiln_r %% %s%d; kiln_r /= %s%d;\n", indent,
+                          shape, d, shape, d);
     else
-      kiln_strbuf_appendf(b, "%s  { int64_t c = r;\n", indent);
+      kiln_strbuf_appendf(b, "%s  { int64_t kiln_c = kiln_r;\n", indent);
     for (int k = 0; k < noperands; k++)
-      kiln_strbuf_appendf(b, "%s    %s += c * %s%d;\n", indent, offsets[k], strides[k], d);
+      kiln_strbuf_appendf(b, "%s    %s += kiln_c * %s%d;\n", indent, offsets[k], strides[k], d);
     kiln_strbuf_appendf(b, "%s  }\n", indent);
   }
   kiln_strbuf_appendf(b, "%s}\n", indent);
