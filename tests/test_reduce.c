@@ -1046,6 +1046,27 @@ static void test_reproducible_layouts(kiln_context *ctx) {
     }
     kiln_array_release(a);
   }
+  /* many short rows: the serial variant on CPU devices, the row variant
+   * with a forced work-group size, the column variant on a transposed
+   * view: the same bits */
+  int64_t rshape[2] = {3001, 1000}, rn = 3001 * 1000;
+  float *y = malloc((size_t)rn * 4), *sums[3];
+  harness_fill_random(y, KILN_FLOAT32, rn, 0, 1);
+  for (int layout = 0; layout < 3; layout++) {
+    sums[layout] = malloc(3001 * 4);
+    kiln_array *a = make_view(ctx, y, KILN_FLOAT32, 2, rshape, layout == 2 ? 1 : 0);
+    kiln_reduce_options opt = kiln_reduce_axis(1);
+    opt.work_group_size = layout == 1 ? 64 : 0;
+    int64_t rows = 3001;
+    CHECK_OK(kiln_ufunc_reduce(add, kiln_operand_array(a),
+                               kiln_operand_host_output(sums[layout], KILN_FLOAT32, 1, &rows, NULL),
+                               &opt, NULL));
+    kiln_array_release(a);
+  }
+  CHECK_MSG(memcmp(sums[0], sums[1], 3001 * 4) == 0, "row sums: default and forced group size");
+  CHECK_MSG(memcmp(sums[0], sums[2], 3001 * 4) == 0, "row sums: contiguous and transposed");
+  for (int i = 0; i < 3; i++) free(sums[i]);
+  free(y);
   kiln_ufunc_release(add);
   free(x);
 }

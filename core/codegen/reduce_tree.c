@@ -88,6 +88,62 @@ static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char 
     kiln_strbuf_appendf(b, "%s = kiln_rt_combine(%s, %s);\n", acc, acc, v);
 }
 
+/* The serial variant's body (one pass, first and last): one work-item per
+ * output runs the same lanes and lane tree in private memory, with no
+ * barrier (CPU devices, many short reductions). */
+static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_ndim,
+                               kiln_strbuf *b) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  int arg = spec->arg != 0;
+  kiln_strbuf_appendf(b,
+                      "  for (int64_t o = kiln_global_id(0); o < M; o += kiln_global_size(0)) {\n"
+                      "    %s lanes[%d], acc = (%s)0, m0;\n"
+                      "    int64_t idx[%d], ai = 0, i0;\n",
+                      acc, KILN_RT_LANES, acc, KILN_RT_LANES);
+  char names[2][KILN_RT_MAX_INPUTS][16];
+  const char *offs[KILN_RT_MAX_INPUTS], *strides[KILN_RT_MAX_INPUTS];
+  for (int j = 0; j < spec->ninputs; j++) {
+    kiln_strbuf_appendf(b, "    int64_t b%d = o%d;\n", j, j);
+    snprintf(names[0][j], sizeof names[0][j], "b%d", j);
+    snprintf(names[1][j], sizeof names[1][j], "kt%d_", j);
+    offs[j] = names[0][j];
+    strides[j] = names[1][j];
+  }
+  kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", spec->ninputs, offs, strides);
+  kiln_strbuf_appendf(b, "    for (int64_t lane = 0; lane < %d && lane < K; lane++) {\n",
+                      KILN_RT_LANES);
+  append_element(b, spec, 1, red_ndim, "lane", "acc", "ai");
+  kiln_strbuf_appendf(b, "      for (int64_t kk = lane + %d; kk < K; kk += %d) {\n", KILN_RT_LANES,
+                      KILN_RT_LANES);
+  append_element(b, spec, 1, red_ndim, "kk", "m0", "i0");
+  kiln_strbuf_append(b, "          ");
+  append_combine(b, arg, "acc", "ai", "m0", "i0");
+  kiln_strbuf_appendf(b,
+                      "      }\n"
+                      "      lanes[lane] = acc; idx[lane] = ai;\n"
+                      "    }\n"
+                      "    for (int64_t s = %d; s > 0; s /= 2)\n"
+                      "      for (int64_t lane = 0; lane < s; lane++)\n"
+                      "        if (lane + s < K) {\n          ",
+                      KILN_RT_LANES / 2);
+  append_combine(b, arg, "lanes[lane]", "idx[lane]", "lanes[lane + s]", "idx[lane + s]");
+  kiln_strbuf_appendf(b, "        }\n"
+                         "    %s a = lanes[0];\n"
+                         "    int64_t eq = oq;\n",
+                      acc);
+  const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
+  kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", 1, qoff, qstr);
+  char cast[1024];
+  if (arg) snprintf(cast, sizeof cast, "(%s)idx[0]", kiln_dtype_kernel_type(spec->out));
+  else kiln_rt_store_expression(spec, cast, sizeof cast);
+  kiln_strbuf_appendf(b,
+                      "    q[eq] = %s;\n"
+                      "    (void)a; (void)nchunks;\n"
+                      "  }\n"
+                      "}\n",
+                      cast);
+}
+
 void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   if (spec->preamble) {
@@ -107,7 +163,10 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   const char *outt = kiln_dtype_kernel_type(last ? spec->out : spec->acc);
   int arg = spec->arg != 0, keep = first || last;
   kiln_strbuf_appendf(b, "/* reduction '%s': pass%s%s%s */\n", spec->name, first ? " first" : "",
-                      last ? " last" : "", col ? ", column variant" : "");
+                      last ? " last" : "",
+                      col == KILN_RT_SERIAL ? ", serial variant"
+                      : col                 ? ", column variant"
+                                            : "");
   kiln_rt_append_helpers(spec, b);
   /* parameters */
   kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t M, int64_t K, int64_t nchunks", entry);
@@ -133,6 +192,10 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     if (arg) kiln_strbuf_append(b, ", KILN_GLOBAL int64_t *qi, int64_t oqi");
   }
   kiln_strbuf_append(b, ") {\n");
+  if (col == KILN_RT_SERIAL) {
+    append_serial_body(spec, keep_ndim, red_ndim, b);
+    return;
+  }
   kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(%s, bv, %d);\n", acc, KILN_RT_MAX_GROUP);
   if (arg) kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(int64_t, bi, %d);\n", KILN_RT_MAX_GROUP);
   kiln_strbuf_appendf(b,
@@ -347,6 +410,11 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
   KILN_RETURN_IF_ERROR(kiln_rt_merge(nin, red_ptr, &red));
   int64_t kin = keep.strides[0][keep.ndim - 1], rin = red.strides[0][red.ndim - 1];
   int col = M > 1 && (kin < 0 ? -kin : kin) < (rin < 0 ? -rin : rin);
+  /* CPU devices run many short row reductions without the barriers of the
+   * lane tree: same order, one work-item per output */
+  if (!col && ctx->info.type == KILN_DEVICE_CPU && K <= KILN_RT_CHUNK && M >= 64 &&
+      work_group_size == 0)
+    col = KILN_RT_SERIAL;
 
   /* chunk counts of the passes and the scratch they need: two regions,
    * pass p writing region p % 2 */
@@ -431,6 +499,12 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
         add_buffer(&l, buffer->buffer->handle);
         add_scalar(&l, &out_i);
       }
+    }
+    if (pcol == KILN_RT_SERIAL) {
+      kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
+      kiln_program_grid_1d(ctx, program, M, &launch.global[0], &launch.local[0]);
+      status = kiln_program_launch(ctx, program, stream, &launch, l.n, l.args);
+      continue;
     }
     uint64_t local = work_group_size ? (uint64_t)work_group_size : KILN_RT_MAX_GROUP;
     if (local > program->max_work_group_size) local = program->max_work_group_size;

@@ -23,6 +23,7 @@
 #define KILN_RT_LANES 32
 #define KILN_RT_MAX_GROUP 256
 #define KILN_RT_MAX_INPUTS 16
+#define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
 
 typedef struct kiln_rt_spec {
   const char *name;                      /* identifier: entry-point prefix and cache key */
@@ -56,7 +57,9 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
 
 /* Appends the kernel source of one pass. first: reads the inputs through
  * the map (else acc partials); last: writes out through post (else acc
- * partials); col: the column variant; keep_ndim/red_ndim: merged dims. */
+ * partials); col: 1 the column variant, KILN_RT_SERIAL one work-item per
+ * output (only first and last: one chunk); keep_ndim/red_ndim: merged
+ * dims. */
 void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int keep_ndim,
                     int red_ndim, const char *entry, kiln_strbuf *out);
 

@@ -48,7 +48,8 @@ static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_ufunc *u, k
   kiln_status status = kiln_ufunc_op_make(u, "reduce", in, 0, KILN_DTYPE_COUNT, &op);
   if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 1, 0, 1, 1);
   if (status == KILN_OK && all_passes) {
-    status = add_pass(c, &op.spec, 1, 0, 1, 2, 2);
+    status = add_pass(c, &op.spec, 1, 1, KILN_RT_SERIAL, 2, 2);
+    if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 0, 1, 2, 2);
     if (status == KILN_OK) status = add_pass(c, &op.spec, 0, 0, 1, 1, 1);
     if (status == KILN_OK) status = add_pass(c, &op.spec, 0, 1, 0, 3, 1);
     if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 1, 0, 0);
@@ -101,6 +102,7 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
                       .out = KILN_INT64,
                       .arg = 1};
   if (status == KILN_OK) status = add_pass(c, &arg, 1, 0, 0, 1, 1);
+  if (status == KILN_OK) status = add_pass(c, &arg, 1, 1, KILN_RT_SERIAL, 1, 1);
   arg.name = "argmin";
   arg.arg = -1;
   arg.inputs[0] = arg.acc = KILN_INT32;
