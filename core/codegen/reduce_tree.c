@@ -88,6 +88,21 @@ static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char 
     kiln_strbuf_appendf(b, "%s = kiln_rt_combine(%s, %s);\n", acc, acc, v);
 }
 
+/* b<j>: input j's offset of output o (through the kept dims). */
+static void append_input_bases(kiln_strbuf *b, const kiln_rt_spec *spec, int keep_ndim,
+                               const char *indent) {
+  char names[2][KILN_RT_MAX_INPUTS][16];
+  const char *offs[KILN_RT_MAX_INPUTS], *strides[KILN_RT_MAX_INPUTS];
+  for (int j = 0; j < spec->ninputs; j++) {
+    kiln_strbuf_appendf(b, "%sint64_t b%d = o%d;\n", indent, j, j);
+    snprintf(names[0][j], sizeof names[0][j], "b%d", j);
+    snprintf(names[1][j], sizeof names[1][j], "kt%d_", j);
+    offs[j] = names[0][j];
+    strides[j] = names[1][j];
+  }
+  kiln_rt_append_decompose(b, indent, "o", keep_ndim, "ks", spec->ninputs, offs, strides);
+}
+
 /* The serial variant's body (one pass, first and last): one work-item per
  * output runs the same lanes and lane tree in private memory, with no
  * barrier (CPU devices, many short reductions). */
@@ -100,16 +115,7 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
                       "    %s lanes[%d], acc = (%s)0, m0;\n"
                       "    int64_t idx[%d], ai = 0, i0;\n",
                       acc, KILN_RT_LANES, acc, KILN_RT_LANES);
-  char names[2][KILN_RT_MAX_INPUTS][16];
-  const char *offs[KILN_RT_MAX_INPUTS], *strides[KILN_RT_MAX_INPUTS];
-  for (int j = 0; j < spec->ninputs; j++) {
-    kiln_strbuf_appendf(b, "    int64_t b%d = o%d;\n", j, j);
-    snprintf(names[0][j], sizeof names[0][j], "b%d", j);
-    snprintf(names[1][j], sizeof names[1][j], "kt%d_", j);
-    offs[j] = names[0][j];
-    strides[j] = names[1][j];
-  }
-  kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", spec->ninputs, offs, strides);
+  append_input_bases(b, spec, keep_ndim, "    ");
   kiln_strbuf_appendf(b, "    for (int64_t lane = 0; lane < %d && lane < K; lane++) {\n",
                       KILN_RT_LANES);
   append_element(b, spec, 1, red_ndim, "lane", "acc", "ai");
@@ -211,18 +217,7 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
                       "    if (p < npairs) {\n",
                       KILN_RT_LANES, col ? "lid / W" : "lid % 32", col ? "lid % W" : "lid / 32",
                       KILN_RT_CHUNK, KILN_RT_CHUNK, KILN_RT_CHUNK, acc, acc);
-  char names[2][KILN_RT_MAX_INPUTS][16];
-  const char *offs[KILN_RT_MAX_INPUTS], *strides[KILN_RT_MAX_INPUTS];
-  if (first) {
-    for (int j = 0; j < spec->ninputs; j++) {
-      kiln_strbuf_appendf(b, "      int64_t b%d = o%d;\n", j, j);
-      snprintf(names[0][j], sizeof names[0][j], "b%d", j);
-      snprintf(names[1][j], sizeof names[1][j], "kt%d_", j);
-      offs[j] = names[0][j];
-      strides[j] = names[1][j];
-    }
-    kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", spec->ninputs, offs, strides);
-  }
+  if (first) append_input_bases(b, spec, keep_ndim, "      ");
   /* a lane's elements in order: the first, then four loads at a time
    * combined in order (more loads in flight), then the rest */
   const char *m[4] = {"m0", "m1", "m2", "m3"}, *mi[4] = {"i0", "i1", "i2", "i3"};
