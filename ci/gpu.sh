@@ -62,3 +62,8 @@ done
 # DLPack round trip with CuPy (docs/interop.md): no copy in either direction.
 echo "== dlpack_cupy"
 KILN_BACKEND=cuda python3 "$root/examples/dlpack_cupy.py" "$build" 2>&1 | tee "$out/dlpack_cupy.log"
+
+# Reductions: the bits of every device in one process (CUDA, NVIDIA's
+# OpenCL, PoCL); bench/reduce_peers.py ran with the peers above.
+echo "== reduce_reproducible_cross"
+"$build/tests/test_reduce_reproducible_cross" 2>&1 | tee -a "$out/reduce_cross.log"

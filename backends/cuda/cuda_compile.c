@@ -170,6 +170,7 @@ const gpu_compiler kiln_cuda_compiler = {
     .standard = "--std=c++17",
     .compile_call = "nvrtcCompileProgram",
     .native_image = "CUBIN",
+    .strict_fp = "--fmad=false",
     .target_for_device = target_for_device,
     .target_for_name = target_for_name,
     .program_create = nvrtc_program_create,

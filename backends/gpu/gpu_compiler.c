@@ -56,14 +56,19 @@ static kiln_status build(const gpu_compiler *compiler, const gpu_compile_target 
   gpu_program program = NULL;
   kiln_status status = gpu_options_split(options, &words, &count);
   if (status != KILN_OK) goto cleanup;
-  argv = malloc(((size_t)count + 2) * sizeof *argv);
+  argv = malloc(((size_t)count + 3) * sizeof *argv);
   if (!argv) {
     status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory for options");
     goto cleanup;
   }
   argv[0] = target->option;
   argv[1] = compiler->standard;
-  for (int i = 0; i < count; i++) argv[2 + i] = words[i];
+  int strict = 0;
+  for (int i = 0; i < count; i++) {
+    argv[2 + i] = words[i];
+    strict |= strncmp(words[i], "-DKILN_STRICT_FP", 16) == 0;
+  }
+  if (strict && compiler->strict_fp) argv[2 + count++] = compiler->strict_fp;
 
   status = compiler->program_create(&program, source);
   if (status != KILN_OK) goto cleanup;

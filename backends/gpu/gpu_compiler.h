@@ -43,6 +43,9 @@ typedef struct gpu_compiler {
   const char *standard; /* the language-standard option: "--std=c++17" */
   const char *compile_call;  /* in messages: "nvrtcCompileProgram" */
   const char *native_image;  /* what GPU_IMAGE_NATIVE is called: "CUBIN" */
+  /* added when the options define KILN_STRICT_FP (reductions: no
+   * floating-point contraction into FMAs): "--fmad=false" */
+  const char *strict_fp;
   pthread_mutex_t *lock;     /* NULL, or held around every compilation */
 
   /* Load the compiler library (if not yet) and choose the target: for a

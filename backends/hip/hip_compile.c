@@ -101,6 +101,7 @@ const gpu_compiler kiln_hip_compiler = {
     .standard = "-std=c++17",
     .compile_call = "hiprtcCompileProgram",
     .native_image = "code object",
+    .strict_fp = "-ffp-contract=off",
     .lock = &compile_lock,
     .target_for_device = target_for_device,
     .target_for_name = target_for_name,

@@ -7,6 +7,12 @@
  * spellings may be defined here. */
 #define KILN_DIALECT_OPENCL 1
 
+/* Reductions define KILN_STRICT_FP: no contraction of a*b+c into an FMA,
+ * so their bits do not depend on the compiler. */
+#ifdef KILN_STRICT_FP
+#pragma OPENCL FP_CONTRACT OFF
+#endif
+
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define KILN_HAS_DOUBLE 1

@@ -3,6 +3,7 @@
 #include "core/codegen/elementwise.h"
 #include "core/gufunc/gufunc_internal.h"
 #include "core/linalg/linalg_internal.h"
+#include "core/reduce/reduce_catalog.h"
 #include "core/ufunc/ufunc_internal.h"
 
 typedef kiln_status (*family_adder)(kiln_catalog *catalog);
@@ -12,6 +13,7 @@ static const family_adder families[] = {
     kiln_gemm_catalog_add,
     kiln_ufunc_catalog_add,
     kiln_gufunc_catalog_add,
+    kiln_reduce_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

@@ -129,6 +129,16 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
     }
     status = kiln_ufunc_create_with_bodies(ctx, name, n, sigs, bodies, NULL, out);
   }
+  if (status == KILN_OK) {
+    /* what reductions need (core/reduce/): add and multiply have an
+     * identity and widen small ints as NumPy's; minimum/maximum have none */
+    kiln_ufunc *u = *out;
+    int add = strcmp(name, "add") == 0, multiply = strcmp(name, "multiply") == 0;
+    u->reducible = add || multiply || strcmp(name, "minimum") == 0 ||
+                   strcmp(name, "maximum") == 0;
+    u->has_identity = u->reduce_widens = add || multiply;
+    u->reduce_identity = kiln_operand_int(multiply ? 1 : 0);
+  }
   kiln_strbuf_free(&sig_text);
   kiln_strbuf_free(&body_text);
   return status;

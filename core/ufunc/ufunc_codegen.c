@@ -35,9 +35,8 @@ static void append_name(kiln_strbuf *b, const kiln_ufunc_sig *s, int slot) {
   kiln_strbuf_append_n(b, s->text + s->names[slot].start, (size_t)s->names[slot].length);
 }
 
-/* KILN_DEVICE function `<entry>_body` holding the user's body. */
-static void append_body_function(const kiln_ufunc *ufunc, const kiln_ufunc_sig *s,
-                                 const char *entry, kiln_strbuf *b) {
+void kiln_ufunc_append_body_function(const kiln_ufunc *ufunc, const kiln_ufunc_sig *s,
+                                     const char *entry, kiln_strbuf *b) {
   int nin = ufunc->nin, nout = ufunc->nout;
   kiln_strbuf_appendf(b, "KILN_DEVICE %s %s_body(",
                       s->returns_value ? kiln_dtype_kernel_type(s->dtypes[nin]) : "void",
@@ -112,7 +111,7 @@ void kiln_ufunc_source(const kiln_ufunc *ufunc, const kiln_ufunc_variant_key *ke
     kiln_strbuf_append(&preamble, ufunc->preamble);
     kiln_strbuf_append(&preamble, "\n");
   }
-  append_body_function(ufunc, s, entry, &preamble);
+  kiln_ufunc_append_body_function(ufunc, s, entry, &preamble);
   append_loop_body(ufunc, key, entry, &body);
   kiln_ew_signature sig;
   kiln_ufunc_ew_signature(ufunc, key, &sig);

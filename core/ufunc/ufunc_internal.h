@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "core/codegen/elementwise.h"
+#include "core/codegen/reduce_tree.h"
 #include "core/kernel/kernel_catalog.h"
 #include "kiln/ufunc.h"
 
@@ -78,6 +79,13 @@ struct kiln_ufunc {
   int nvariants, variant_capacity;
   size_t host_chunk_bytes;
   kiln_ufunc_staging *staging; /* kept from the last host-path call */
+  /* reductions (core/reduce/): set for built-ins by kiln_ufunc_builtin_make,
+   * for user ufuncs by kiln_ufunc_declare_reducible */
+  int reducible;          /* associative and commutative */
+  int has_identity;       /* reduce_identity is the identity */
+  int reduce_widens;      /* add/multiply: small ints accumulate in 64 bits */
+  kiln_operand reduce_identity;
+  kiln_rt_scratch reduce_scratch; /* partials kept from the last reduce */
 };
 
 /* kiln_ufunc_create with one body per signature (built-ins differ per
@@ -193,6 +201,12 @@ void kiln_ufunc_source(const kiln_ufunc *ufunc, const kiln_ufunc_variant_key *ke
 /* The element-wise signature (kernel parameters) of variant `key`. */
 void kiln_ufunc_ew_signature(const kiln_ufunc *ufunc, const kiln_ufunc_variant_key *key,
                              kiln_ew_signature *sig);
+
+/* Appends signature s's body as KILN_DEVICE function `<entry>_body`: its
+ * parameters are the signature's (inputs, then pointers to the outputs
+ * unless the body returns its one value). */
+void kiln_ufunc_append_body_function(const kiln_ufunc *ufunc, const kiln_ufunc_sig *s,
+                                     const char *entry, kiln_strbuf *b);
 
 /* Writes the kernel's entry-point name for ufunc (>= 80 bytes). */
 void kiln_ufunc_entry(const kiln_ufunc *ufunc, char *out, size_t size);

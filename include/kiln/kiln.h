@@ -12,6 +12,7 @@
 #include "kiln/kernel.h"
 #include "kiln/ufunc.h"
 #include "kiln/gufunc.h"
+#include "kiln/reduce.h"
 #include "kiln/random.h"
 #include "kiln/interop.h"
 #include "kiln/linalg.h"

@@ -1,0 +1,533 @@
+/* core/codegen/reduce_tree.c: generating and launching the passes of a
+ * reduction with kiln's fixed tree (see reduce_tree.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/codegen/reduce_tree.h"
+
+void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *index, int ndim,
+                              const char *shape, int noperands, const char *const *offsets,
+                              const char *const *strides) {
+  if (ndim == 0) return;
+  kiln_strbuf_appendf(b, "%s{ int64_t kiln_r = %s;\n", indent, index);
+  for (int d = ndim - 1; d >= 0; d--) {
+    if (d > 0)
+      kiln_strbuf_appendf(b, "%s  { int64_t kiln_c = kiln_r %% %s%d; kiln_r /= %s%d;\n", indent,
+                          shape, d, shape, d);
+    else
+      kiln_strbuf_appendf(b, "%s  { int64_t kiln_c = kiln_r;\n", indent);
+    for (int k = 0; k < noperands; k++)
+      kiln_strbuf_appendf(b, "%s    %s += kiln_c * %s%d;\n", indent, offsets[k], strides[k], d);
+    kiln_strbuf_appendf(b, "%s  }\n", indent);
+  }
+  kiln_strbuf_appendf(b, "%s}\n", indent);
+}
+
+/* The arg comparison: does (b, ib) replace (a, ia)? NumPy: the first NaN
+ * wins, else the larger (smaller) value, the smaller index on ties. */
+static void append_arg_takes(const kiln_rt_spec *spec, kiln_strbuf *b) {
+  const char *t = kiln_dtype_kernel_type(spec->acc);
+  const char *better = spec->arg > 0 ? ">" : "<";
+  kiln_strbuf_appendf(b, "KILN_DEVICE int kiln_rt_takes(%s a, int64_t ia, %s b, int64_t ib) {\n", t,
+                      t);
+  if (kiln_dtype_is_float(spec->acc))
+    kiln_strbuf_append(b,
+                       "  if (isnan(a)) return isnan(b) && ib < ia;\n"
+                       "  if (isnan(b)) return 1;\n");
+  kiln_strbuf_appendf(b, "  return b %s a || (b == a && ib < ia);\n}\n", better);
+}
+
+/* A block loading reduced element `index` (an expression) of the pass's
+ * input into mvar (accumulator) and ivar (its index). */
+static void append_element(kiln_strbuf *b, const kiln_rt_spec *spec, int first, int red_ndim,
+                           const char *index, const char *mvar, const char *ivar) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  kiln_strbuf_appendf(b, "          { int64_t kiln_i = %s;\n", index);
+  if (!first) {
+    kiln_strbuf_appendf(b, "            %s = pv[ov + kiln_i * M + o]; %s = %s; }\n", mvar, ivar,
+                        spec->arg ? "pi[oi + kiln_i * M + o]" : "kiln_i");
+    return;
+  }
+  char names[2][KILN_RT_MAX_INPUTS][16];
+  const char *offs[KILN_RT_MAX_INPUTS], *strides[KILN_RT_MAX_INPUTS];
+  for (int j = 0; j < spec->ninputs; j++) {
+    if (red_ndim == 1)
+      kiln_strbuf_appendf(b, "            int64_t e%d = b%d + kiln_i * rt%d_0;\n", j, j, j);
+    else
+      kiln_strbuf_appendf(b, "            int64_t e%d = b%d;\n", j, j);
+    snprintf(names[0][j], sizeof names[0][j], "e%d", j);
+    snprintf(names[1][j], sizeof names[1][j], "rt%d_", j);
+    offs[j] = names[0][j];
+    strides[j] = names[1][j];
+  }
+  if (red_ndim != 1)
+    kiln_rt_append_decompose(b, "            ", "kiln_i", red_ndim, "rs", spec->ninputs, offs,
+                             strides);
+  for (int j = 0; j < spec->ninputs; j++)
+    kiln_strbuf_appendf(b, "            %s v%d = p%d[e%d];\n",
+                        kiln_dtype_kernel_type(spec->inputs[j]), j, j, j);
+  kiln_strbuf_appendf(b, "            %s kiln_m;\n", acc);
+  if (spec->map) {
+    kiln_strbuf_appendf(b, "            { %s }\n", spec->map);
+  } else {
+    char cast[96];
+    kiln_ew_cast_expression(spec->inputs[0], spec->acc, "v0", cast, sizeof cast);
+    kiln_strbuf_appendf(b, "            kiln_m = %s;\n", cast);
+  }
+  kiln_strbuf_appendf(b, "            %s = kiln_m; %s = kiln_i; }\n", mvar, ivar);
+}
+
+/* One statement folding (v, i) into (acc, ai): the arg comparison, or
+ * acc = combine(acc, v). */
+static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char *ai, const char *v,
+                           const char *i) {
+  if (arg)
+    kiln_strbuf_appendf(b, "if (kiln_rt_takes(%s, %s, %s, %s)) { %s = %s; %s = %s; }\n", acc, ai, v,
+                        i, acc, v, ai, i);
+  else
+    kiln_strbuf_appendf(b, "%s = kiln_rt_combine(%s, %s);\n", acc, acc, v);
+}
+
+/* b<j>: input j's offset of output o (through the kept dims). */
+static void append_input_bases(kiln_strbuf *b, const kiln_rt_spec *spec, int keep_ndim,
+                               const char *indent) {
+  char names[2][KILN_RT_MAX_INPUTS][16];
+  const char *offs[KILN_RT_MAX_INPUTS], *strides[KILN_RT_MAX_INPUTS];
+  for (int j = 0; j < spec->ninputs; j++) {
+    kiln_strbuf_appendf(b, "%sint64_t b%d = o%d;\n", indent, j, j);
+    snprintf(names[0][j], sizeof names[0][j], "b%d", j);
+    snprintf(names[1][j], sizeof names[1][j], "kt%d_", j);
+    offs[j] = names[0][j];
+    strides[j] = names[1][j];
+  }
+  kiln_rt_append_decompose(b, indent, "o", keep_ndim, "ks", spec->ninputs, offs, strides);
+}
+
+/* The serial variant's body (one pass, first and last): one work-item per
+ * output runs the same lanes and lane tree in private memory, with no
+ * barrier (CPU devices, many short reductions). */
+static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_ndim,
+                               kiln_strbuf *b) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  int arg = spec->arg != 0;
+  kiln_strbuf_appendf(b,
+                      "  for (int64_t o = kiln_global_id(0); o < M; o += kiln_global_size(0)) {\n"
+                      "    %s lanes[%d], acc = (%s)0, m0;\n"
+                      "    int64_t idx[%d], ai = 0, i0;\n",
+                      acc, KILN_RT_LANES, acc, KILN_RT_LANES);
+  append_input_bases(b, spec, keep_ndim, "    ");
+  kiln_strbuf_appendf(b, "    for (int64_t lane = 0; lane < %d && lane < K; lane++) {\n",
+                      KILN_RT_LANES);
+  append_element(b, spec, 1, red_ndim, "lane", "acc", "ai");
+  kiln_strbuf_appendf(b, "      for (int64_t kk = lane + %d; kk < K; kk += %d) {\n", KILN_RT_LANES,
+                      KILN_RT_LANES);
+  append_element(b, spec, 1, red_ndim, "kk", "m0", "i0");
+  kiln_strbuf_append(b, "          ");
+  append_combine(b, arg, "acc", "ai", "m0", "i0");
+  kiln_strbuf_appendf(b,
+                      "      }\n"
+                      "      lanes[lane] = acc; idx[lane] = ai;\n"
+                      "    }\n"
+                      "    for (int64_t s = %d; s > 0; s /= 2)\n"
+                      "      for (int64_t lane = 0; lane < s; lane++)\n"
+                      "        if (lane + s < K) {\n          ",
+                      KILN_RT_LANES / 2);
+  append_combine(b, arg, "lanes[lane]", "idx[lane]", "lanes[lane + s]", "idx[lane + s]");
+  kiln_strbuf_appendf(b, "        }\n"
+                         "    %s a = lanes[0];\n"
+                         "    int64_t eq = oq;\n",
+                      acc);
+  const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
+  kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", 1, qoff, qstr);
+  char cast[1024];
+  if (arg) snprintf(cast, sizeof cast, "(%s)idx[0]", kiln_dtype_kernel_type(spec->out));
+  else kiln_rt_store_expression(spec, cast, sizeof cast);
+  kiln_strbuf_appendf(b,
+                      "    q[eq] = %s;\n"
+                      "    (void)a; (void)nchunks;\n"
+                      "  }\n"
+                      "}\n",
+                      cast);
+}
+
+void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  if (spec->preamble) {
+    kiln_strbuf_append(b, spec->preamble);
+    kiln_strbuf_append(b, "\n");
+  }
+  if (spec->arg)
+    append_arg_takes(spec, b);
+  else
+    kiln_strbuf_appendf(b, "KILN_DEVICE %s kiln_rt_combine(%s a, %s b) {\n%s\n}\n", acc, acc, acc,
+                        spec->combine);
+}
+
+void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int keep_ndim,
+                    int red_ndim, const char *entry, kiln_strbuf *b) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  const char *outt = kiln_dtype_kernel_type(last ? spec->out : spec->acc);
+  int arg = spec->arg != 0, keep = first || last;
+  kiln_strbuf_appendf(b, "/* reduction '%s': pass%s%s%s */\n", spec->name, first ? " first" : "",
+                      last ? " last" : "",
+                      col == KILN_RT_SERIAL ? ", serial variant"
+                      : col                 ? ", column variant"
+                                            : "");
+  kiln_rt_append_helpers(spec, b);
+  /* parameters */
+  kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t M, int64_t K, int64_t nchunks", entry);
+  if (keep)
+    for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t ks%d", d);
+  if (first) {
+    for (int d = 0; d < red_ndim; d++) kiln_strbuf_appendf(b, ", int64_t rs%d", d);
+    for (int j = 0; j < spec->ninputs; j++) {
+      kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL const %s *p%d, int64_t o%d",
+                          kiln_dtype_kernel_type(spec->inputs[j]), j, j);
+      for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t kt%d_%d", j, d);
+      for (int d = 0; d < red_ndim; d++) kiln_strbuf_appendf(b, ", int64_t rt%d_%d", j, d);
+    }
+  } else {
+    kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL const %s *pv, int64_t ov", acc);
+    if (arg) kiln_strbuf_append(b, ", KILN_GLOBAL const int64_t *pi, int64_t oi");
+  }
+  if (last) {
+    kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL %s *q, int64_t oq", outt);
+    for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t qt%d", d);
+  } else {
+    kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL %s *qv, int64_t oqv", acc);
+    if (arg) kiln_strbuf_append(b, ", KILN_GLOBAL int64_t *qi, int64_t oqi");
+  }
+  kiln_strbuf_append(b, ") {\n");
+  if (col == KILN_RT_SERIAL) {
+    append_serial_body(spec, keep_ndim, red_ndim, b);
+    return;
+  }
+  kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(%s, bv, %d);\n", acc, KILN_RT_MAX_GROUP);
+  if (arg) kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(int64_t, bi, %d);\n", KILN_RT_MAX_GROUP);
+  kiln_strbuf_appendf(b,
+                      "  int64_t lid = kiln_local_id(0), W = kiln_local_size(0) / %d;\n"
+                      "  int64_t lane = %s, slot = %s;\n"
+                      "  int64_t npairs = M * nchunks;\n"
+                      "  for (int64_t base = kiln_group_id(0) * W; base < npairs;\n"
+                      "       base += kiln_num_groups(0) * W) {\n"
+                      "    int64_t p = base + slot, o = p %% M, c = p / M;\n"
+                      "    int64_t k0 = c * %d, kend = k0 + %d < K ? k0 + %d : K;\n"
+                      "    %s acc = (%s)0;\n"
+                      "    int64_t ai = 0;\n"
+                      "    if (p < npairs) {\n",
+                      KILN_RT_LANES, col ? "lid / W" : "lid % 32", col ? "lid % W" : "lid / 32",
+                      KILN_RT_CHUNK, KILN_RT_CHUNK, KILN_RT_CHUNK, acc, acc);
+  if (first) append_input_bases(b, spec, keep_ndim, "      ");
+  /* a lane's elements in order: the first, then four loads at a time
+   * combined in order (more loads in flight), then the rest */
+  const char *m[4] = {"m0", "m1", "m2", "m3"}, *mi[4] = {"i0", "i1", "i2", "i3"};
+  kiln_strbuf_appendf(b,
+                      "      %s m0, m1, m2, m3;\n"
+                      "      int64_t i0, i1, i2, i3;\n"
+                      "      int64_t kk = k0 + lane;\n"
+                      "      if (kk < kend) {\n",
+                      acc);
+  append_element(b, spec, first, red_ndim, "kk", "acc", "ai");
+  kiln_strbuf_appendf(b, "        for (kk += %d; kk + %d < kend; kk += %d) {\n", KILN_RT_LANES,
+                      3 * KILN_RT_LANES, 4 * KILN_RT_LANES);
+  for (int u = 0; u < 4; u++) {
+    char index[32];
+    snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
+    append_element(b, spec, first, red_ndim, index, m[u], mi[u]);
+  }
+  for (int u = 0; u < 4; u++) {
+    kiln_strbuf_append(b, "          ");
+    append_combine(b, arg, "acc", "ai", m[u], mi[u]);
+  }
+  kiln_strbuf_appendf(b,
+                      "        }\n"
+                      "        for (; kk < kend; kk += %d) {\n",
+                      KILN_RT_LANES);
+  append_element(b, spec, first, red_ndim, "kk", "m0", "i0");
+  kiln_strbuf_append(b, "          ");
+  append_combine(b, arg, "acc", "ai", "m0", "i0");
+  kiln_strbuf_append(b, "        }\n");
+  kiln_strbuf_append(b,
+                     "      }\n"
+                     "    }\n"
+                     "    int64_t x = slot * 32 + lane;\n"
+                     "    bv[x] = acc;\n");
+  if (arg) kiln_strbuf_append(b, "    bi[x] = ai;\n");
+  kiln_strbuf_append(b,
+                     "    kiln_barrier();\n"
+                     "    for (int64_t s = 16; s > 0; s /= 2) {\n"
+                     "      if (p < npairs && lane < s && k0 + lane + s < kend) {\n");
+  kiln_strbuf_append(b, "        ");
+  append_combine(b, arg, "bv[x]", "bi[x]", "bv[x + s]", "bi[x + s]");
+  kiln_strbuf_append(b,
+                     "      }\n"
+                     "      kiln_barrier();\n"
+                     "    }\n"
+                     "    if (p < npairs && lane == 0) {\n");
+  kiln_strbuf_appendf(b, "      %s a = bv[x];\n", acc);
+  if (last) {
+    kiln_strbuf_append(b, "      int64_t eq = oq;\n");
+    const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
+    kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", 1, qoff, qstr);
+    char cast[1024];
+    if (arg)
+      snprintf(cast, sizeof cast, "(%s)bi[x]", outt);
+    else
+      kiln_rt_store_expression(spec, cast, sizeof cast);
+    kiln_strbuf_appendf(b, "      q[eq] = %s;\n", cast);
+  } else {
+    kiln_strbuf_append(b, "      qv[oqv + c * M + o] = a;\n");
+    if (arg) kiln_strbuf_append(b, "      qi[oqi + c * M + o] = bi[x];\n");
+  }
+  kiln_strbuf_append(b,
+                     "      (void)a;\n"
+                     "    }\n"
+                     "    kiln_barrier();\n"
+                     "  }\n"
+                     "}\n");
+}
+
+void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size) {
+  if (!spec->post) {
+    kiln_ew_cast_expression(spec->acc, spec->out, "a", out, size);
+  } else if (spec->out == KILN_BOOL) {
+    snprintf(out, size, "(kiln_bool)((%s) != 0)", spec->post);
+  } else {
+    snprintf(out, size, "(%s)(%s)", kiln_dtype_kernel_type(spec->out), spec->post);
+  }
+}
+
+/* ---- launching --------------------------------------------------------------- */
+
+void kiln_rt_subview(const kiln_array *a, int first, int ndim, int64_t size, int with_offset,
+                     kiln_array *v) {
+  memset(v, 0, sizeof *v);
+  v->buffer = a->buffer;
+  v->dtype = a->dtype;
+  v->ndim = ndim;
+  v->size = size;
+  v->offset = with_offset ? a->offset : 0;
+  memcpy(v->shape, a->shape + first, (size_t)ndim * sizeof *v->shape);
+  memcpy(v->strides, a->strides + first, (size_t)ndim * sizeof *v->strides);
+}
+
+kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout *layout) {
+  KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(n, views, layout));
+  if (layout->ndim == 0) {
+    layout->ndim = 1;
+    layout->shape[0] = layout->n;
+    for (int k = 0; k < n; k++) layout->strides[k][0] = 1;
+  }
+  return KILN_OK;
+}
+
+typedef struct rt_request {
+  const kiln_rt_spec *spec;
+  int first, last, col, keep_ndim, red_ndim;
+  const char *entry;
+} rt_request;
+
+static kiln_status rt_generate(void *data, kiln_strbuf *source) {
+  const rt_request *r = data;
+  kiln_rt_source(r->spec, r->first, r->last, r->col, r->keep_ndim, r->red_ndim, r->entry, source);
+  return KILN_OK;
+}
+
+static kiln_status get_program(kiln_context *ctx, const rt_request *r, kiln_program **program) {
+  kiln_strbuf key = {0};
+  const kiln_rt_spec *s = r->spec;
+  kiln_strbuf_appendf(&key, "\1rt|%s|%d%d%d|%d|%d|%d|%d|%d|%d|", s->name, r->first, r->last, r->col,
+                      r->keep_ndim, r->red_ndim, (int)s->acc, (int)s->out, s->arg, s->ninputs);
+  for (int j = 0; j < s->ninputs; j++) kiln_strbuf_appendf(&key, "%d,", (int)s->inputs[j]);
+  const char *parts[4] = {s->preamble, s->map, s->combine, s->post};
+  for (int i = 0; i < 4; i++) {
+    /* lengths keep the parts apart whatever they contain */
+    kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
+    if (parts[i]) kiln_strbuf_append(&key, parts[i]);
+  }
+  kiln_status status = kiln_strbuf_status(&key);
+  if (status == KILN_OK)
+    status = kiln_program_get_keyed(ctx, key.data, key.length, KILN_RT_OPTIONS, r->entry,
+                                    rt_generate, (void *)r, program);
+  if (status != KILN_OK) kiln_error_prefix(status, "reduction '%s'", s->name);
+  kiln_strbuf_free(&key);
+  return status;
+}
+
+/* One pass's launch arguments, appended. */
+typedef struct arg_list {
+  kiln_backend_arg args[8 + 2 * KILN_MAX_DIMS + KILN_RT_MAX_INPUTS * (2 + 2 * KILN_MAX_DIMS) + 8 +
+                        KILN_MAX_DIMS];
+  int n;
+} arg_list;
+
+static void add_scalar(arg_list *l, const int64_t *value) {
+  l->args[l->n++] =
+      (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = value, .size = sizeof(int64_t)};
+}
+
+static void add_buffer(arg_list *l, kiln_backend_buffer *buffer) {
+  l->args[l->n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = buffer};
+}
+
+static uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
+
+kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec, int nkeep,
+                        int nred, const kiln_array *const *inputs, const kiln_array *out,
+                        int work_group_size, kiln_rt_scratch *scratch) {
+  int nin = spec->ninputs;
+  if (nin < 1 || nin > KILN_RT_MAX_INPUTS)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "reduction of %d inputs (1..%d)", nin,
+                          KILN_RT_MAX_INPUTS);
+  if (work_group_size < 0 || work_group_size % KILN_RT_LANES != 0 ||
+      work_group_size > KILN_RT_MAX_GROUP)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "work-group size %d: a multiple of %d up to %d, or 0", work_group_size,
+                          KILN_RT_LANES, KILN_RT_MAX_GROUP);
+  /* keep dims: the inputs' leading dims and the output, planned together */
+  kiln_array keep_views[KILN_RT_MAX_INPUTS + 1], red_views[KILN_RT_MAX_INPUTS];
+  const kiln_array *keep_ptr[KILN_RT_MAX_INPUTS + 1], *red_ptr[KILN_RT_MAX_INPUTS];
+  int64_t M = 1, K = 1;
+  for (int d = 0; d < nkeep; d++) M *= inputs[0]->shape[d];
+  for (int d = 0; d < nred; d++) K *= inputs[0]->shape[nkeep + d];
+  if (M == 0) return KILN_OK;
+  if (K == 0) return kiln_error_set(KILN_ERROR_INTERNAL, "reduction over nothing");
+  for (int j = 0; j <= nin; j++) {
+    const kiln_array *a = j < nin ? inputs[j] : out;
+    kiln_rt_subview(a, 0, nkeep, M, 1, &keep_views[j]);
+    keep_ptr[j] = &keep_views[j];
+    if (j == nin) break;
+    kiln_rt_subview(a, nkeep, nred, K, 0, &red_views[j]);
+    red_ptr[j] = &red_views[j];
+  }
+  kiln_ew_layout keep, red;
+  KILN_RETURN_IF_ERROR(kiln_rt_merge(nin + 1, keep_ptr, &keep));
+  KILN_RETURN_IF_ERROR(kiln_rt_merge(nin, red_ptr, &red));
+  int64_t kin = keep.strides[0][keep.ndim - 1], rin = red.strides[0][red.ndim - 1];
+  int col = M > 1 && (kin < 0 ? -kin : kin) < (rin < 0 ? -rin : rin);
+  /* CPU devices run many short row reductions without the barriers of the
+   * lane tree: same order, one work-item per output */
+  if (!col && ctx->info.type == KILN_DEVICE_CPU && K <= KILN_RT_CHUNK && M >= 64 &&
+      work_group_size == 0)
+    col = KILN_RT_SERIAL;
+
+  /* chunk counts of the passes and the scratch they need: two regions,
+   * pass p writing region p % 2 */
+  int64_t counts[16];
+  int npasses = 0;
+  for (int64_t n = K;; n = (n + KILN_RT_CHUNK - 1) / KILN_RT_CHUNK) {
+    counts[npasses++] = (n + KILN_RT_CHUNK - 1) / KILN_RT_CHUNK;
+    if (counts[npasses - 1] == 1) break;
+  }
+  size_t accsize = kiln_dtype_size(spec->acc);
+  uint64_t region[2] = {0, 0};
+  for (int p = 0; p + 1 < npasses; p++) {
+    uint64_t bytes = align64((uint64_t)(counts[p] * M) * accsize) +
+                     (spec->arg ? align64((uint64_t)(counts[p] * M) * 8) : 0);
+    if (bytes > region[p % 2]) region[p % 2] = bytes;
+  }
+  uint64_t total = region[0] + region[1];
+  kiln_array *buffer = NULL, *owned = NULL;
+  if (total > 0) {
+    if (scratch && scratch->buffer && scratch->stream == stream &&
+        (uint64_t)scratch->buffer->size >= total) {
+      buffer = scratch->buffer;
+    } else {
+      int64_t shape[1] = {(int64_t)total};
+      KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT8, 1, shape, &owned));
+      buffer = owned;
+    }
+  }
+
+  kiln_status status = KILN_OK;
+  for (int p = 0; p < npasses && status == KILN_OK; p++) {
+    int first = p == 0, last = p == npasses - 1;
+    int64_t Kp = first ? K : counts[p - 1];
+    int pcol = first ? col : M > 1;
+    char entry[96];
+    snprintf(entry, sizeof entry, "kiln_reduce_%s", spec->name);
+    rt_request req = {spec, first, last, pcol, keep.ndim, red.ndim, entry};
+    kiln_program *program = NULL;
+    status = get_program(ctx, &req, &program);
+    if (status != KILN_OK) break;
+    arg_list l = {.n = 0};
+    add_scalar(&l, &M);
+    add_scalar(&l, &Kp);
+    add_scalar(&l, &counts[p]);
+    if (first || last)
+      for (int d = 0; d < keep.ndim; d++) add_scalar(&l, &keep.shape[d]);
+    if (first) {
+      for (int d = 0; d < red.ndim; d++) add_scalar(&l, &red.shape[d]);
+      for (int j = 0; j < nin; j++) {
+        add_buffer(&l, keep.buffers[j]);
+        add_scalar(&l, &keep.offsets[j]);
+        for (int d = 0; d < keep.ndim; d++) add_scalar(&l, &keep.strides[j][d]);
+        for (int d = 0; d < red.ndim; d++) add_scalar(&l, &red.strides[j][d]);
+      }
+    }
+    /* partial regions: values at the region's start, indices after them */
+    int64_t in_v = 0, in_i = 0, out_v = 0, out_i = 0;
+    if (!first) {
+      int r = (p - 1) % 2;
+      uint64_t start = r == 0 ? 0 : region[0];
+      in_v = (int64_t)(start / accsize);
+      in_i = (int64_t)((start + align64((uint64_t)(counts[p - 1] * M) * accsize)) / 8);
+      add_buffer(&l, buffer->buffer->handle);
+      add_scalar(&l, &in_v);
+      if (spec->arg) {
+        add_buffer(&l, buffer->buffer->handle);
+        add_scalar(&l, &in_i);
+      }
+    }
+    if (last) {
+      add_buffer(&l, keep.buffers[nin]);
+      add_scalar(&l, &keep.offsets[nin]);
+      for (int d = 0; d < keep.ndim; d++) add_scalar(&l, &keep.strides[nin][d]);
+    } else {
+      int r = p % 2;
+      uint64_t start = r == 0 ? 0 : region[0];
+      out_v = (int64_t)(start / accsize);
+      out_i = (int64_t)((start + align64((uint64_t)(counts[p] * M) * accsize)) / 8);
+      add_buffer(&l, buffer->buffer->handle);
+      add_scalar(&l, &out_v);
+      if (spec->arg) {
+        add_buffer(&l, buffer->buffer->handle);
+        add_scalar(&l, &out_i);
+      }
+    }
+    if (pcol == KILN_RT_SERIAL) {
+      kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
+      kiln_program_grid_1d(ctx, program, M, &launch.global[0], &launch.local[0]);
+      status = kiln_program_launch(ctx, program, stream, &launch, l.n, l.args);
+      continue;
+    }
+    uint64_t local = work_group_size ? (uint64_t)work_group_size : KILN_RT_MAX_GROUP;
+    if (local > program->max_work_group_size) local = program->max_work_group_size;
+    local -= local % KILN_RT_LANES;
+    if (local == 0) {
+      status = kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                              "reduction '%s': the device runs work-groups of at most %llu "
+                              "items, the reduction tree needs %d",
+                              spec->name, (unsigned long long)program->max_work_group_size,
+                              KILN_RT_LANES);
+      break;
+    }
+    uint64_t slots = local / KILN_RT_LANES;
+    uint64_t pairs = (uint64_t)(M * counts[p]);
+    uint64_t groups = (pairs + slots - 1) / slots;
+    if (groups > 65535) groups = 65535;
+    kiln_backend_launch launch = {
+        .work_dim = 1, .global = {groups * local, 1, 1}, .local = {local, 1, 1}};
+    status = kiln_program_launch(ctx, program, stream, &launch, l.n, l.args);
+  }
+  if (owned) {
+    if (scratch && status == KILN_OK) {
+      kiln_array_release(scratch->buffer);
+      scratch->buffer = owned;
+    } else {
+      kiln_array_release(owned);
+    }
+  }
+  if (scratch && buffer) scratch->stream = stream;
+  return status;
+}

@@ -1,0 +1,96 @@
+/* core/codegen/reduce_tree.h: generated reductions with kiln's fixed tree
+ * (internal). Used by core/reduce/ (ufunc reduce, custom reductions,
+ * argmin/argmax).
+ *
+ * The problem: inputs of one shape (keep dims first, then reduced dims;
+ * broadcast views allowed), a map from the inputs' values (and the reduced
+ * flat index kiln_i) to an accumulator value, a commutative associative
+ * combine, a post-map to the output. The order of combination is fixed by
+ * element indices alone (see kiln/reduce.h): chunks of KILN_RT_CHUNK
+ * reduced elements, 32 lanes per chunk each combining its elements in
+ * order, a pairwise tree over the lanes, then the chunk partials reduced
+ * the same way in further passes. A pass is launched as work-groups of
+ * slots x 32 lanes; in the "column" variant (used when the kept dims step
+ * through memory faster than the reduced ones) neighbouring work-items take
+ * neighbouring outputs, so loads coalesce either way. The keep and reduce
+ * dims are each merged by the element-wise planner. */
+#ifndef KILN_CORE_REDUCE_TREE_H
+#define KILN_CORE_REDUCE_TREE_H
+
+#include "core/codegen/elementwise.h"
+
+#define KILN_RT_CHUNK 4096
+#define KILN_RT_LANES 32
+#define KILN_RT_MAX_GROUP 256
+#define KILN_RT_MAX_INPUTS 16
+#define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
+
+typedef struct kiln_rt_spec {
+  const char *name;                      /* identifier: entry-point prefix and cache key */
+  int ninputs;                           /* >= 1 */
+  kiln_dtype inputs[KILN_RT_MAX_INPUTS]; /* in memory */
+  kiln_dtype acc;                        /* accumulator */
+  kiln_dtype out;                        /* output (INT64 for arg reductions) */
+  int arg;                               /* 0; +1 argmax; -1 argmin (the index is the output) */
+  const char *preamble;                  /* helper functions, or NULL */
+  /* Statements assigning `kiln_m` (acc) from v0.. (each input in its own
+   * dtype) and kiln_i (int64); NULL: kiln_m = v0 cast to acc. */
+  const char *map;
+  const char *combine; /* expression over a, b (acc); unused for arg */
+  const char *post;    /* expression over a (acc) giving `out`; NULL: cast */
+} kiln_rt_spec;
+
+/* Reduces: inputs[j] have ndim nkeep + nred (the keep dims first, the
+ * reduced dims last, the product of the reduced extents >= 1); out has the
+ * keep shape (nkeep dims, dtype spec->out). work_group_size: 0 or a
+ * multiple of 32 up to 256. Queued on stream. Scratch buffers are taken
+ * from and left in *scratch (an array cache of the caller's, used only
+ * with this stream; NULL: allocate per call). */
+typedef struct kiln_rt_scratch {
+  kiln_array *buffer;  /* uint8, reused when large enough */
+  kiln_stream *stream; /* the stream its last use was queued on */
+} kiln_rt_scratch;
+
+kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec, int nkeep,
+                        int nred, const kiln_array *const *inputs, const kiln_array *out,
+                        int work_group_size, kiln_rt_scratch *scratch);
+
+/* Appends the kernel source of one pass. first: reads the inputs through
+ * the map (else acc partials); last: writes out through post (else acc
+ * partials); col: 1 the column variant, KILN_RT_SERIAL one work-item per
+ * output (only first and last: one chunk); keep_ndim/red_ndim: merged
+ * dims. */
+void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int keep_ndim,
+                    int red_ndim, const char *entry, kiln_strbuf *out);
+
+/* The value stored in the output for an accumulated `a` (the post-map,
+ * cast to spec->out), written into out. */
+void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size);
+
+/* Shared with the scans (scan_tree.c): */
+
+/* Appends spec's preamble and its combine as KILN_DEVICE function
+ * kiln_rt_combine(a, b) (for arg reductions kiln_rt_takes). */
+void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b);
+
+/* Appends statements adding to each offsets[k] the offset of flat index
+ * `index` through dims <shape>0.. (extents) with strides <strides[k]>0..,
+ * the innermost dim last. */
+void kiln_rt_append_decompose(kiln_strbuf *b, const char *indent, const char *index, int ndim,
+                              const char *shape, int noperands, const char *const *offsets,
+                              const char *const *strides);
+
+/* *v = dims first..first+ndim-1 of a (size: their product), borrowing a's
+ * buffer, at a's offset when with_offset (else 0). */
+void kiln_rt_subview(const kiln_array *a, int first, int ndim, int64_t size, int with_offset,
+                     kiln_array *v);
+
+/* Merged dims of n views of one shape (kiln_ew_layout_plan); the
+ * contiguous case becomes one dim of stride 1, so kernels have one form. */
+kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout *layout);
+
+/* Compile options of every reduction program: no floating-point
+ * contraction (backends map KILN_STRICT_FP to their compilers' switch). */
+#define KILN_RT_OPTIONS "-DKILN_STRICT_FP=1"
+
+#endif

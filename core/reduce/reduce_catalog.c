@@ -1,0 +1,131 @@
+/* core/reduce/reduce_catalog.c: the reduction and scan kernels kiln
+ * generates, for the compile checks on GPU targets absent from the machine
+ * (core/kernel/kernel_catalog.h): every pass shape (first, middle, last,
+ * row and column variants, merged dims), the built-in reducible ufuncs at
+ * several dtypes, argmin/argmax, a custom map/reduce/post reduction, the
+ * scan passes (inclusive, exclusive, compaction) and the identity fill.
+ * Each kernel defines its helpers, so each is its own source. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/reduce/reduce_catalog.h"
+#include "core/reduce/reduce_internal.h"
+
+static kiln_status add_source(kiln_catalog *c, const char *what, kiln_strbuf *b) {
+  kiln_status status = kiln_strbuf_status(b);
+  if (status == KILN_OK) status = kiln_catalog_add(c, what, b->data);
+  kiln_strbuf_free(b);
+  return status;
+}
+
+/* One reduction pass of spec. */
+static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last, int col,
+                            int keep_ndim, int red_ndim) {
+  kiln_strbuf b = {0};
+  kiln_rt_source(spec, first, last, col, keep_ndim, red_ndim, "kiln_reduce_catalog", &b);
+  char what[128];
+  snprintf(what, sizeof what, "reduction %s pass %d%d%d %d/%d", spec->name, first, last, col,
+           keep_ndim, red_ndim);
+  return add_source(c, what, &b);
+}
+
+static kiln_status add_scan(kiln_catalog *c, const kiln_rt_spec *spec, const char *identity,
+                            int totals, int exclusive, int compact) {
+  kiln_strbuf b = {0};
+  kiln_scan_source(spec, identity, totals, exclusive, compact, 2, "kiln_scan_catalog", &b);
+  char what[128];
+  snprintf(what, sizeof what, "scan %s %d%d%d", spec->name, totals, exclusive, compact);
+  return add_source(c, what, &b);
+}
+
+/* The passes of ufunc u (built-in `name`, or u itself when name is NULL)
+ * reducing `in`. */
+static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_ufunc *u, kiln_dtype in,
+                             int all_passes) {
+  if (name) KILN_RETURN_IF_ERROR(kiln_ufunc_builtin_make(NULL, name, &u));
+  else kiln_ufunc_retain(u);
+  kiln_ufunc_op op;
+  kiln_status status = kiln_ufunc_op_make(u, "reduce", in, 0, KILN_DTYPE_COUNT, &op);
+  if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 1, 0, 1, 1);
+  if (status == KILN_OK && all_passes) {
+    status = add_pass(c, &op.spec, 1, 1, KILN_RT_SERIAL, 2, 2);
+    if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 0, 1, 2, 2);
+    if (status == KILN_OK) status = add_pass(c, &op.spec, 0, 0, 1, 1, 1);
+    if (status == KILN_OK) status = add_pass(c, &op.spec, 0, 1, 0, 3, 1);
+    if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 1, 0, 0);
+    if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 0, 0, 0);
+    if (status == KILN_OK && op.identity) status = add_scan(c, &op.spec, op.identity, 0, 1, 0);
+  }
+  if (status == KILN_OK && op.identity) {
+    /* the identity fill of an empty reduction (the element-wise generator) */
+    kiln_ew_signature sig = {.ninputs = 0, .noperands = 1, .dtypes = {op.spec.out}};
+    char store[1024], body[1200];
+    kiln_rt_store_expression(&op.spec, store, sizeof store);
+    snprintf(body, sizeof body, "%s a = (%s)(%s); v0 = %s;", kiln_dtype_kernel_type(op.spec.acc),
+             kiln_dtype_kernel_type(op.spec.acc), op.identity, store);
+    kiln_strbuf b = {0};
+    kiln_ew_source(&sig, 0, "kiln_reduce_identity", op.spec.preamble, body, &b);
+    status = add_source(c, "reduction identity fill", &b);
+  }
+  kiln_ufunc_op_free(&op);
+  kiln_ufunc_release(u);
+  return status;
+}
+
+kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
+  static const struct {
+    const char *name;
+    kiln_dtype in;
+    int all;
+  } ufuncs[] = {{"add", KILN_FLOAT32, 1},     {"add", KILN_INT8, 0},
+                {"add", KILN_BOOL, 0},        {"multiply", KILN_FLOAT64, 0},
+                {"maximum", KILN_FLOAT64, 1}, {"minimum", KILN_UINT16, 0}};
+  kiln_status status = KILN_OK;
+  for (size_t i = 0; i < sizeof ufuncs / sizeof ufuncs[0] && status == KILN_OK; i++)
+    status = add_ufunc(c, ufuncs[i].name, NULL, ufuncs[i].in, ufuncs[i].all);
+  /* a user ufunc with a named output and a helper, declared reducible */
+  static const char *const named[] = {"(float64 m)(float64 x, float64 y)"};
+  const char *bodies[1] = {"m = larger(x, y);"};
+  kiln_ufunc *user = NULL;
+  if (status == KILN_OK)
+    status = kiln_ufunc_create_with_bodies(
+        NULL, "larger_of", 1, named, bodies,
+        "KILN_DEVICE double larger(double x, double y) { return x > y ? x : y; }", &user);
+  if (status == KILN_OK) status = kiln_ufunc_declare_reducible(user, NULL);
+  if (status == KILN_OK) status = add_ufunc(c, NULL, user, KILN_FLOAT32, 1);
+  kiln_ufunc_release(user);
+  /* argmax/argmin: first and later passes */
+  kiln_rt_spec arg = {.name = "argmax",
+                      .ninputs = 1,
+                      .inputs = {KILN_FLOAT32},
+                      .acc = KILN_FLOAT32,
+                      .out = KILN_INT64,
+                      .arg = 1};
+  if (status == KILN_OK) status = add_pass(c, &arg, 1, 0, 0, 1, 1);
+  if (status == KILN_OK) status = add_pass(c, &arg, 1, 1, KILN_RT_SERIAL, 1, 1);
+  arg.name = "argmin";
+  arg.arg = -1;
+  arg.inputs[0] = arg.acc = KILN_INT32;
+  if (status == KILN_OK) status = add_pass(c, &arg, 0, 1, 1, 2, 1);
+  /* a custom reduction: two inputs, kiln_i in the map, a helper, a post-map */
+  kiln_rt_spec custom = {
+      .name = "custom",
+      .ninputs = 2,
+      .inputs = {KILN_FLOAT32, KILN_INT16},
+      .acc = KILN_FLOAT64,
+      .out = KILN_FLOAT32,
+      .preamble = "KILN_DEVICE double weight(int64_t i) { return 1.0 / (double)(i + 1); }",
+      .map = "float x = v0; double w = (double)v1; kiln_m = (double)(x * w * weight(kiln_i));",
+      .combine = "return (double)(a + b);",
+      .post = "sqrt(a)"};
+  if (status == KILN_OK) status = add_pass(c, &custom, 1, 1, 0, 2, 3);
+  /* compaction: an exclusive add-scan of a mask that moves the data */
+  kiln_rt_spec compact = {.name = "compact",
+                          .ninputs = 1,
+                          .inputs = {KILN_UINT8},
+                          .acc = KILN_INT64,
+                          .out = KILN_FLOAT64,
+                          .combine = "return a + b;"};
+  if (status == KILN_OK) status = add_scan(c, &compact, "0", 0, 1, 1);
+  return status;
+}

@@ -1,0 +1,25 @@
+# Conformance tests of reductions (docs/reductions.md). One source, two
+# programs run per backend: reduce.<backend> (values against host
+# references, bad input) and reduce_reproducible.<backend> (bits across
+# work-group sizes and layouts, and against a host emulation of kiln's
+# fixed tree). test_reduce_reproducible_cross compares the bits of every
+# backend and device present in one process (registered once).
+kiln_conformance_test(reduce SOURCES test_reduce.c)
+target_compile_definitions(test_reduce PRIVATE REDUCE_GROUP="conformance_")
+kiln_conformance_test(reduce_reproducible SOURCES test_reduce.c)
+target_compile_definitions(test_reduce_reproducible PRIVATE REDUCE_GROUP="reproducible")
+kiln_conformance_test(reduce_reproducible_cross SOURCES test_reduce_reproducible_cross.c
+  NO_BACKEND)
+
+# The reduction examples of the tour, run on each backend at a modest size.
+foreach(example reduce_sum reduce_monte_carlo_pi)
+  if(NOT TARGET ${example})
+    continue()
+  endif()
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME example.${example}.${b} COMMAND ${example} 1000003)
+    set_tests_properties(example.${example}.${b} PROPERTIES
+      LABELS "backend=${b};example" ENVIRONMENT "KILN_BACKEND=${b}"
+      SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
+  endforeach()
+endforeach()

@@ -1,0 +1,39 @@
+/* tests/reduce_testing.h: what the reduction tests share: kiln's fixed
+ * reduction tree emulated on the host (kiln/reduce.h), whose bits every
+ * device must give. */
+#ifndef KILN_TESTS_REDUCE_TESTING_H
+#define KILN_TESTS_REDUCE_TESTING_H
+
+#include "harness.h"
+
+/* float32 add of x[0..n) in kiln's order: chunks of KILN_REDUCE_CHUNK, lane
+ * l combining l, l+32, ... in order, the pairwise lane tree, again over the
+ * chunk results until one is left. n >= 1. */
+static inline float host_tree_sum(const float *x, int64_t n) {
+  float *level = malloc((size_t)n * sizeof *level);
+  memcpy(level, x, (size_t)n * sizeof *level);
+  for (;;) {
+    int64_t chunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;
+    for (int64_t c = 0; c < chunks; c++) {
+      float lanes[KILN_REDUCE_LANES];
+      int64_t k0 = c * KILN_REDUCE_CHUNK,
+              kend = k0 + KILN_REDUCE_CHUNK < n ? k0 + KILN_REDUCE_CHUNK : n;
+      for (int l = 0; l < KILN_REDUCE_LANES && k0 + l < kend; l++) {
+        lanes[l] = level[k0 + l];
+        for (int64_t k = k0 + l + KILN_REDUCE_LANES; k < kend; k += KILN_REDUCE_LANES)
+          lanes[l] = lanes[l] + level[k];
+      }
+      for (int s = KILN_REDUCE_LANES / 2; s > 0; s /= 2)
+        for (int l = 0; l < s; l++)
+          if (k0 + l + s < kend) lanes[l] = lanes[l] + lanes[l + s];
+      level[c] = lanes[0];
+    }
+    n = chunks;
+    if (n == 1) break;
+  }
+  float r = level[0];
+  free(level);
+  return r;
+}
+
+#endif
