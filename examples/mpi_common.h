@@ -1,8 +1,7 @@
 /* examples/mpi_common.h: what the MPI examples share (docs/interop.md):
  * - each rank opens the device of its node-local rank,
  * - each rank takes a contiguous share of the global indices,
- * - a per-rank partial sum on the device (the one function to switch to
- *   kiln reductions once they exist),
+ * - a per-rank partial sum on the device (kiln's add.reduce),
  * - an MPI_Allreduce that passes device pointers when the MPI library is
  *   device-aware (Open MPI's MPIX_Query_cuda_support / _rocm_support),
  *   and goes through host memory otherwise, saying which it did.
@@ -119,55 +118,23 @@ static inline int mpi_device_aware(kiln_context *ctx) {
   return 0;
 }
 
-/* ---- the per-rank partial sum (switch to kiln reductions here) ----------- */
+/* ---- the per-rank partial sum ------------------------------------------- */
 
-#define MPI_SUM_GROUP 256
-static const char *mpi_sum_source =
-    "KILN_KERNEL void sum_int64(int64_t n, KILN_GLOBAL const int64_t *x,\n"
-    "                           KILN_GLOBAL int64_t *group_sums) {\n"
-    "  KILN_LOCAL_ARRAY(int64_t, sums, 256);\n"
-    "  int64_t sum = 0;\n"
-    "  for (int64_t i = kiln_global_id(0); i < n; i += kiln_global_size(0)) sum += x[i];\n"
-    "  int64_t lid = kiln_local_id(0);\n"
-    "  sums[lid] = sum;\n"
-    "  kiln_barrier();\n"
-    "  for (int64_t step = kiln_local_size(0) / 2; step > 0; step /= 2) {\n"
-    "    if (lid < step) sums[lid] += sums[lid + step];\n"
-    "    kiln_barrier();\n"
-    "  }\n"
-    "  if (lid == 0) group_sums[kiln_group_id(0)] = sums[0];\n"
-    "}\n";
-
-/* *out: a new one-element int64 device array holding the sum of the n
- * elements of the contiguous int64 array x: work-group sums, then one
- * work-group adds those. */
+/* *out: a new 0-d int64 device array holding the sum of the elements of
+ * the int64 array x: kiln's add.reduce over every axis (kiln/reduce.h), in
+ * the fixed order that gives the same bits on every device. */
 static inline kiln_status mpi_partial_sum(kiln_context *ctx, const kiln_array *x,
                                           kiln_array **out) {
-  kiln_kernel *kernel;
-  kiln_status s = kiln_kernel_create(ctx, mpi_sum_source, "sum_int64", NULL, &kernel);
+  kiln_ufunc *add;
+  kiln_status s = kiln_ufunc_builtin(ctx, "add", &add);
   if (s != KILN_OK) return s;
-  int64_t n = kiln_array_size(x), local = MPI_SUM_GROUP, one = 1;
-  int64_t groups = (n + MPI_SUM_GROUP - 1) / MPI_SUM_GROUP;
-  if (groups > MPI_SUM_GROUP) groups = MPI_SUM_GROUP;
-  if (groups < 1) groups = 1;
-  int64_t global = groups * MPI_SUM_GROUP;
-  kiln_array *group_sums = NULL;
-  s = kiln_array_empty(ctx, KILN_INT64, 1, &groups, &group_sums);
-  if (s == KILN_OK) {
-    kiln_arg args[] = {kiln_arg_int64(n), kiln_arg_array(x), kiln_arg_array(group_sums)};
-    s = kiln_kernel_launch(kernel, 1, &global, &local, 3, args, NULL);
-  }
-  if (s == KILN_OK) s = kiln_array_empty(ctx, KILN_INT64, 1, &one, out);
-  if (s == KILN_OK) {
-    kiln_arg args[] = {kiln_arg_int64(groups), kiln_arg_array(group_sums), kiln_arg_array(*out)};
-    s = kiln_kernel_launch(kernel, 1, &local, &local, 3, args, NULL);
-  }
-  kiln_array_release(group_sums);
-  kiln_kernel_release(kernel);
+  *out = NULL;
+  s = kiln_ufunc_reduce(add, kiln_operand_array(x), kiln_operand_new(out), NULL, NULL);
+  kiln_ufunc_release(add);
   return s;
 }
 
-/* Adds the one-element int64 arrays `partial` of every rank into *total:
+/* Adds the one-element (0-d) int64 arrays `partial` of every rank into *total:
  * with device pointers where the MPI library is device-aware, through host
  * memory otherwise. *route says which. */
 static inline kiln_status mpi_allreduce_sum(kiln_context *ctx, const kiln_array *partial,

@@ -2,8 +2,7 @@
  * (docs/interop.md). Element i of the N global elements is
  * (Philox word of stream i >> 12) - 2^19, generated on the device of the
  * rank that owns i; each rank sums its share on its device
- * (mpi_partial_sum in mpi_common.h, the one place to switch to kiln
- * reductions) and MPI_Allreduce adds the partial sums: with device pointers
+ * (mpi_partial_sum in mpi_common.h: kiln's add.reduce) and MPI_Allreduce adds the partial sums: with device pointers
  * when MPI is device-aware, through the host otherwise (printed).
  *
  * Integers make the check exact: rank 0 compares with the sum of the same
