@@ -5,6 +5,8 @@
 #                      pkg-config
 #   OpenCL on the CPU: pocl-opencl-icd (PoCL), ocl-icd-opencl-dev (the ICD
 #                      loader libOpenCL.so.1), opencl-headers, clinfo
+#   NumPy diff test:   python3, python3-venv (ci/numpy-venv.sh then pips
+#                      NumPy 2 into .venv-numpy/)
 #   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
 #                      device libraries; compile for AMD targets, no GPU)
 # NVRTC comes from a CUDA toolkit in /usr/local/cuda when one is installed;
@@ -12,7 +14,7 @@
 set -euo pipefail
 
 packages=(gcc clang libclang-rt-dev cmake make pkg-config binutils pocl-opencl-icd
-          ocl-icd-opencl-dev opencl-headers clinfo)
+          ocl-icd-opencl-dev opencl-headers clinfo python3 python3-venv)
 if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
   packages+=(libamdhip64-dev rocm-device-libs)
 fi
