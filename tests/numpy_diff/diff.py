@@ -167,16 +167,35 @@ def scalar_for(rng, dtype):
     return v
 
 
+POOL = {}
+POOL_SIZE = 6
+
+
+def dtype_pool(rng, name, nin):
+    """The input dtype tuples one run draws from for ufunc `name`: a few
+    per run (each compiles kernels; a run's cases share them), one dtype
+    for all inputs mostly, some mixed. Other seeds draw others."""
+    if name not in POOL:
+        pool = []
+        for i in range(POOL_SIZE):
+            if i < POOL_SIZE * 2 // 3:
+                d = rng.choice(DTYPES)
+                pool.append((d,) * nin)
+            else:
+                pool.append(tuple(rng.choice(DTYPES) for _ in range(nin)))
+        POOL[name] = pool
+    return POOL[name]
+
+
 def build_case(rng, cid, name):
     nin, nout, _ = UFUNCS[name]
     c = Case(cid, name, nin, nout)
     shape = random_shape(rng)
-    same = rng.random() < 0.6
-    d0 = rng.choice(DTYPES)
+    dtypes = rng.choice(dtype_pool(rng, name, nin))
     np_args = []
     any_array = False
     for j in range(nin):
-        dtype = d0 if same else rng.choice(DTYPES)
+        dtype = dtypes[j]
         r = rng.random()
         if r < 0.12 and (any_array or j < nin - 1):
             # weak Python scalar
