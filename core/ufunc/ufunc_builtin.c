@@ -65,6 +65,7 @@ static kiln_dtype letter_dtype(char letter, kiln_dtype row_dtype) {
     case '?': return KILN_BOOL;
     case 'd': return KILN_FLOAT64;
     case 'i': return KILN_INT32;
+    case 'u': return KILN_UINT8;
     default: return row_dtype;
   }
 }
