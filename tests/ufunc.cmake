@@ -21,3 +21,4 @@ foreach(example gaussian_pdf polar_distance zero_suppress hidden_layer cartesian
       SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
   endforeach()
 endforeach()
+kiln_conformance_test(ufunc_numpy SOURCES test_ufunc_numpy.c)

@@ -19,7 +19,15 @@ static const builtin_row rows[] = {
 
 static const struct {
   const char *alias, *name;
-} aliases[] = {{"abs", "absolute"}, {"true_divide", "divide"}};
+} aliases[] = {
+    {"abs", "absolute"},       {"true_divide", "divide"},   {"mod", "remainder"},
+    {"conj", "conjugate"},     {"bitwise_not", "invert"},   {"bitwise_invert", "invert"},
+    {"bitwise_left_shift", "left_shift"}, {"bitwise_right_shift", "right_shift"},
+    {"pow", "power"},          {"radians", "deg2rad"},      {"degrees", "rad2deg"},
+    {"acos", "arccos"},        {"asin", "arcsin"},          {"atan", "arctan"},
+    {"atan2", "arctan2"},      {"acosh", "arccosh"},        {"asinh", "arcsinh"},
+    {"atanh", "arctanh"},
+};
 
 static char dtype_class(kiln_dtype d) {
   switch (d) {
@@ -45,19 +53,41 @@ const char *kiln_ufunc_builtin_name(int index) {
   return NULL;
 }
 
-static kiln_dtype letter_dtype(char letter, kiln_dtype row_dtype) {
-  return letter == '?' ? KILN_BOOL : letter == 'd' ? KILN_FLOAT64 : row_dtype;
+/* Whether a row's dtype letters cover d: its class letter, or D (float64
+ * only). */
+static int row_covers(const builtin_row *row, kiln_dtype d) {
+  return strchr(row->dtypes, dtype_class(d)) != NULL ||
+         (d == KILN_FLOAT64 && strchr(row->dtypes, 'D') != NULL);
 }
 
-/* "float32(float32 a, float32 b)" for row r at dtype d. */
+static kiln_dtype letter_dtype(char letter, kiln_dtype row_dtype) {
+  switch (letter) {
+    case '?': return KILN_BOOL;
+    case 'd': return KILN_FLOAT64;
+    case 'i': return KILN_INT32;
+    case 'u': return KILN_UINT8;
+    default: return row_dtype;
+  }
+}
+
+/* "float32(float32 a, float32 b)" for row r at dtype d; with two outputs
+ * "(float32 y, float32 z)(float32 a, float32 b)". */
 static void append_signature(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
-  kiln_strbuf_appendf(b, "%s(", kiln_dtype_name(letter_dtype(row->output[0], d)));
+  if (row->output[1] == '\0') {
+    kiln_strbuf_appendf(b, "%s(", kiln_dtype_name(letter_dtype(row->output[0], d)));
+  } else {
+    kiln_strbuf_append(b, "(");
+    for (int k = 0; row->output[k]; k++)
+      kiln_strbuf_appendf(b, "%s%s %c", k ? ", " : "",
+                          kiln_dtype_name(letter_dtype(row->output[k], d)), 'y' + k);
+    kiln_strbuf_append(b, ")(");
+  }
   for (int j = 0; row->inputs[j]; j++)
     kiln_strbuf_appendf(b, "%s%s %c", j ? ", " : "",
                         kiln_dtype_name(letter_dtype(row->inputs[j], d)), 'a' + j);
 }
 
-/* The body with $T and $U replaced for dtype d. */
+/* The body with $T, $U and $F replaced for dtype d. */
 static void append_body(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
   for (const char *p = row->body; *p; p++) {
     if (p[0] == '$' && p[1] == 'T') {
@@ -65,6 +95,9 @@ static void append_body(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
       p++;
     } else if (p[0] == '$' && p[1] == 'U') {
       kiln_strbuf_append(b, kiln_dtype_size(d) <= 4 ? "uint32_t" : "uint64_t");
+      p++;
+    } else if (p[0] == '$' && p[1] == 'F') {
+      kiln_strbuf_append(b, d == KILN_FLOAT32 ? "f" : "");
       p++;
     } else {
       kiln_strbuf_append_n(b, p, 1);
@@ -89,7 +122,7 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
   int nsig = 0;
   for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
     for (int r = 0; r < NROWS && !chosen[d]; r++)
-      if (strcmp(rows[r].name, name) == 0 && strchr(rows[r].dtypes, dtype_class((kiln_dtype)d)))
+      if (strcmp(rows[r].name, name) == 0 && row_covers(&rows[r], (kiln_dtype)d))
         chosen[d] = &rows[r];
     nsig += chosen[d] != NULL;
   }

@@ -1,0 +1,447 @@
+#!/usr/bin/env python3
+"""Differential test of kiln's built-in ufuncs against NumPy 2.x.
+
+Generates random cases (every ufunc in UFUNCS, every dtype and dtype pair,
+weak Python scalars and typed NumPy scalars, broadcasting, 0-d and size-0
+shapes, strided, reversed and transposed views on the device and in host
+memory, given and in-place outputs, special values) and runs each through
+NumPy and through the kiln driver (kiln_ufunc_driver, many cases per
+process), then compares result dtype, shape and values: exact for integers
+and bools, within the ULP bound of ULPS for floats. Known, documented
+divergences (docs/ufuncs.md, "Differences from NumPy") are counted apart.
+
+Usage: diff.py --driver PATH [--cases N] [--seed S] [--ufunc NAME ...]
+Prints its seed first; --seed replays a run. Exit 0 when nothing diverges.
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+          "int64", "uint64", "float32", "float64"]
+INTS = [d for d in DTYPES if d.startswith(("int", "uint"))]
+FLOATS = ["float32", "float64"]
+
+# name: (nin, nout, ulps): ulps is the bound for float results, in units in
+# the last place of NumPy's result (0: bit-exact, NaN payloads aside).
+EXACT, BASIC, TRANS = 0, 1, 4
+UFUNCS = {
+    "add": (2, 1, EXACT), "subtract": (2, 1, EXACT), "multiply": (2, 1, EXACT),
+    "divide": (2, 1, BASIC), "negative": (1, 1, EXACT), "absolute": (1, 1, EXACT),
+    "power": (2, 1, 16), "minimum": (2, 1, EXACT), "maximum": (2, 1, EXACT),
+    "sqrt": (1, 1, BASIC), "exp": (1, 1, TRANS), "expm1": (1, 1, TRANS),
+    "log": (1, 1, TRANS), "log1p": (1, 1, TRANS), "log2": (1, 1, TRANS),
+    "log10": (1, 1, TRANS), "sin": (1, 1, TRANS), "cos": (1, 1, TRANS),
+    "tan": (1, 1, 8), "arcsin": (1, 1, TRANS), "arccos": (1, 1, TRANS),
+    "arctan": (1, 1, TRANS), "arctan2": (2, 1, 8), "sinh": (1, 1, TRANS),
+    "cosh": (1, 1, TRANS), "tanh": (1, 1, TRANS), "hypot": (2, 1, TRANS),
+    "floor": (1, 1, EXACT), "ceil": (1, 1, EXACT),
+    "equal": (2, 1, EXACT), "not_equal": (2, 1, EXACT), "less": (2, 1, EXACT),
+    "less_equal": (2, 1, EXACT), "greater": (2, 1, EXACT),
+    "greater_equal": (2, 1, EXACT),
+    "float_power": (2, 1, 16), "floor_divide": (2, 1, EXACT), "remainder": (2, 1, EXACT),
+    "fmod": (2, 1, EXACT), "divmod": (2, 2, EXACT), "positive": (1, 1, EXACT),
+    "conjugate": (1, 1, EXACT), "sign": (1, 1, EXACT), "square": (1, 1, EXACT),
+    "reciprocal": (1, 1, BASIC), "fmin": (2, 1, EXACT), "fmax": (2, 1, EXACT),
+    "exp2": (1, 1, TRANS), "logaddexp": (2, 1, TRANS), "logaddexp2": (2, 1, TRANS),
+    "cbrt": (1, 1, TRANS), "arcsinh": (1, 1, TRANS), "arccosh": (1, 1, TRANS),
+    "arctanh": (1, 1, TRANS), "deg2rad": (1, 1, EXACT), "rad2deg": (1, 1, EXACT),
+    "trunc": (1, 1, EXACT), "rint": (1, 1, EXACT), "fabs": (1, 1, EXACT),
+    "copysign": (2, 1, EXACT), "nextafter": (2, 1, EXACT), "spacing": (1, 1, EXACT),
+    "heaviside": (2, 1, EXACT), "modf": (1, 2, EXACT), "signbit": (1, 1, EXACT),
+    "isnan": (1, 1, EXACT), "isinf": (1, 1, EXACT), "isfinite": (1, 1, EXACT),
+    "logical_and": (2, 1, EXACT), "logical_or": (2, 1, EXACT),
+    "logical_xor": (2, 1, EXACT), "logical_not": (1, 1, EXACT),
+    "bitwise_and": (2, 1, EXACT), "bitwise_or": (2, 1, EXACT),
+    "bitwise_xor": (2, 1, EXACT), "invert": (1, 1, EXACT), "left_shift": (2, 1, EXACT),
+    "right_shift": (2, 1, EXACT), "gcd": (2, 1, EXACT), "lcm": (2, 1, EXACT),
+    "bitwise_count": (1, 1, EXACT),
+}
+# kiln's three-argument where(c, a, b) is numpy.where
+NUMPY_NAME = {}
+
+# Special float values mixed into float inputs.
+SPECIAL_F = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, np.inf, -np.inf, np.nan,
+             5e-324, -5e-324, 2.2250738585072014e-308, 1e-45, 1.1754944e-38,
+             3.4028235e38, -3.4028235e38, 1.7976931348623157e308, 65504.0,
+             np.pi, -np.pi, 1e300, -1e300, 100.0, -100.0, 3.0, 7.0]
+
+
+class Case:
+    def __init__(self, cid, name, nin, nout):
+        self.id, self.name, self.nin, self.nout = cid, name, nin, nout
+        self.inputs = []   # (kind, payload) for numpy and the driver line
+        self.outputs = []
+        self.lines = []
+
+
+def rand_values(rng, dtype, n):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return np.array([rng.random() < 0.5 for _ in range(n)], dtype=dt)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        out = []
+        for _ in range(n):
+            r = rng.random()
+            if r < 0.15:
+                v = rng.choice([info.min, info.max, 0, 1, -1 if info.min < 0 else 2,
+                                info.min + 1 if info.min < 0 else info.max - 1])
+            elif r < 0.6:
+                v = rng.randint(max(info.min, -20), min(info.max, 20))
+            else:
+                v = rng.randint(int(info.min), int(info.max))
+            out.append(v)
+        return np.array(out, dtype=dt)
+    out = []
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.2:
+            v = rng.choice(SPECIAL_F)
+        elif r < 0.7:
+            v = rng.uniform(-10, 10)
+        else:
+            v = rng.choice([-1, 1]) * 10.0 ** rng.uniform(-30, 30)
+        out.append(v)
+    with np.errstate(all="ignore"):
+        return np.array(out, dtype=np.float64).astype(dt)
+
+
+def make_view(rng, dtype, shape):
+    """A random view of `shape`: base array, slices, transpose axes."""
+    ndim = len(shape)
+    axes = list(range(ndim))
+    if ndim > 1 and rng.random() < 0.3:
+        rng.shuffle(axes)
+    pre = [0] * ndim  # shape before transposing: view axis i is pre axis axes[i]
+    for i, a in enumerate(axes):
+        pre[a] = shape[i]
+    base_shape, slices = [], []
+    for n in pre:
+        step = rng.choice([1, 1, 1, 2, -1, -2]) if rng.random() < 0.5 else 1
+        extra = rng.choice([0, 0, 1, 2])
+        m = n * abs(step) + extra if n > 0 else extra
+        start = rng.randint(0, extra) if extra else 0
+        if step > 0:
+            sl = (start, start + n * step if n else start, step)
+        else:
+            first = m - 1 - start
+            sl = (first, first + n * step if first + n * step >= 0 else None, step) if n else (0, 0, 1)
+        base_shape.append(m)
+        slices.append(sl)
+    base = rand_values(rng, dtype, int(np.prod(base_shape, dtype=np.int64))).reshape(base_shape)
+    # the trailing Ellipsis keeps a 0-d view an array (not a scalar)
+    view = base[tuple(slice(*s) for s in slices) + (Ellipsis,)].transpose(axes)
+    assert view.shape == tuple(shape), (view.shape, shape, slices, axes)
+    mode = "h" if rng.random() < 0.3 else "d"
+    toks = ["array", dtype, mode, str(ndim)] + [str(m) for m in base_shape] + \
+        [str(a) for a in axes]
+    for s in slices:
+        toks += ["n" if v is None else str(v) for v in s]
+    toks.append(base.tobytes().hex() or "-")
+    return base, view, " ".join(toks)
+
+
+def random_shape(rng):
+    ndim = rng.choice([0, 1, 1, 2, 2, 3])
+    return tuple(rng.choice([1, 2, 3, 5, 7, 0] if rng.random() < 0.1 else [1, 2, 3, 4, 5, 7])
+                 for _ in range(ndim))
+
+
+def input_shape(rng, shape):
+    ndim = rng.randint(0, len(shape)) if rng.random() < 0.3 else len(shape)
+    s = list(shape[len(shape) - ndim:])
+    for i in range(len(s)):
+        if rng.random() < 0.2:
+            s[i] = 1
+    return tuple(s)
+
+
+def scalar_for(rng, dtype):
+    v = rand_values(rng, dtype, 1)[0]
+    return v
+
+
+POOL = {}
+POOL_SIZE = 6
+
+
+def dtype_pool(rng, name, nin):
+    """The input dtype tuples one run draws from for ufunc `name`: a few
+    per run (each compiles kernels; a run's cases share them), one dtype
+    for all inputs mostly, some mixed. Other seeds draw others."""
+    if name not in POOL:
+        pool = []
+        for i in range(POOL_SIZE):
+            if i < POOL_SIZE * 2 // 3:
+                d = rng.choice(DTYPES)
+                pool.append((d,) * nin)
+            else:
+                pool.append(tuple(rng.choice(DTYPES) for _ in range(nin)))
+        POOL[name] = pool
+    return POOL[name]
+
+
+def build_case(rng, cid, name):
+    nin, nout, _ = UFUNCS[name]
+    c = Case(cid, name, nin, nout)
+    shape = random_shape(rng)
+    dtypes = rng.choice(dtype_pool(rng, name, nin))
+    np_args = []
+    any_array = False
+    for j in range(nin):
+        dtype = dtypes[j]
+        r = rng.random()
+        if r < 0.12 and (any_array or j < nin - 1):
+            # weak Python scalar
+            if rng.random() < 0.5:
+                v = int(rand_values(rng, rng.choice(["int8", "int16", "int64", "uint8"]), 1)[0])
+                np_args.append(v)
+                c.lines.append("in weak_int %d" % v)
+            else:
+                v = float(rand_values(rng, "float64", 1)[0])
+                np_args.append(v)
+                c.lines.append("in weak_float %s" % np.float64(v).tobytes()[::-1].hex())
+            c.inputs.append(("weak", None))
+        elif r < 0.22:
+            v = scalar_for(rng, dtype)
+            np_args.append(v)
+            if np.dtype(dtype).kind == "f":
+                bits = np.float64(v).tobytes()[::-1].hex()
+            else:
+                bits = "%016x" % (int(v) & 0xFFFFFFFFFFFFFFFF)
+            c.lines.append("in scalar %s %s" % (dtype, bits))
+            c.inputs.append(("scalar", None))
+        else:
+            s = input_shape(rng, shape)
+            base, view, line = make_view(rng, dtype, s)
+            np_args.append(view)
+            c.lines.append("in " + line)
+            c.inputs.append(("array", view))
+            any_array = True
+    return c, np_args
+
+
+def numpy_call(name, args, out):
+    fn = getattr(np, NUMPY_NAME.get(name, name))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if out is None:
+            r = fn(*args)
+        else:
+            r = fn(*args, out=out)
+    return r if isinstance(r, tuple) else (r,)
+
+
+def choose_outputs(rng, c, np_args):
+    """Decides the outputs from NumPy's own result; returns (error, out
+    tuple for numpy or None, what to compare against)."""
+    try:
+        ref = numpy_call(c.name, [a.copy() if isinstance(a, np.ndarray) else a
+                                  for a in np_args], None)
+    except Exception as e:  # noqa: BLE001 - any NumPy error counts as "error"
+        for _ in range(c.nout):
+            c.lines.append("out new")
+        return type(e).__name__, None
+    ref = [np.asarray(r) for r in ref]
+    c.loop_dtypes = [r.dtype for r in ref]
+    outs = []
+    for k in range(c.nout):
+        r = rng.random()
+        rd = ref[k].dtype
+        if r < 0.15 and c.inputs[0][0] == "array" and np_args[0].dtype == rd and \
+                np_args[0].shape == ref[k].shape and k == 0:
+            c.lines.append("out inplace 0")
+            outs.append(np_args[0])
+        elif r < 0.35 and rd.name in DTYPES:
+            od = rd.name if rng.random() < 0.7 else rng.choice([d for d in DTYPES
+                                                           if np.can_cast(rd, d, "same_kind")])
+            base, view, line = make_view(rng, od, ref[k].shape)
+            c.lines.append("out " + line)
+            outs.append(view)
+        else:
+            c.lines.append("out new")
+            outs.append(None)
+    return None, outs
+
+
+def ulp_distance(a, b, dtype):
+    it = np.int32 if dtype == np.float32 else np.int64
+    ia = a.astype(dtype).view(it).astype(np.int64)
+    ib = b.astype(dtype).view(it).astype(np.int64)
+    mn = np.int64(np.iinfo(it).min)
+    ia = np.where(ia < 0, mn - ia, ia)
+    ib = np.where(ib < 0, mn - ib, ib)
+    return np.abs(ia.astype(object) - ib.astype(object)) if dtype == np.float64 \
+        else np.abs(ia - ib)
+
+
+def compare(name, want, got_dtype, got_shape, got_bytes, loop_dtype):
+    if want.dtype.name != got_dtype:
+        return "dtype: numpy %s, kiln %s" % (want.dtype.name, got_dtype)
+    if tuple(want.shape) != tuple(got_shape):
+        return "shape: numpy %s, kiln %s" % (want.shape, tuple(got_shape))
+    got = np.frombuffer(got_bytes, dtype=want.dtype)
+    want = np.ascontiguousarray(want).reshape(-1)
+    if want.dtype.kind != "f":
+        bad = got != want
+        if bad.any():
+            i = int(np.argmax(bad))
+            return "value at flat %d: numpy %r, kiln %r" % (i, want[i], got[i])
+        return None
+    ulps = UFUNCS[name][2]
+    if loop_dtype.kind == "f" and loop_dtype.itemsize < want.dtype.itemsize:
+        # computed in the loop's narrower type, then cast: compare there
+        want, got = want.astype(loop_dtype), got.astype(loop_dtype)
+    both_nan = np.isnan(want) & np.isnan(got)
+    same = (want == got) | both_nan
+    if ulps == 0:
+        # exact: also the sign of zero
+        same &= (np.signbit(want) == np.signbit(got)) | both_nan
+    bad = ~same
+    if bad.any():
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(want) & np.isfinite(got)
+        dist = np.zeros(want.shape, dtype=object)
+        if finite.any():
+            dist[finite] = ulp_distance(want[finite], got[finite], want.dtype.type)
+        bad &= ~(finite & (dist <= ulps))
+        if bad.any():
+            i = int(np.argmax(bad))
+            return "value at flat %d: numpy %r, kiln %r (%s ulp, bound %d)" % (
+                i, want[i], got[i], dist[i] if finite[i] else "inf/nan", ulps)
+    return None
+
+
+def parse_result(line):
+    toks = line.split()
+    if toks[2] == "err":
+        return ("err", toks[3], " ".join(toks[4:]))
+    outs, i = [], 3
+    while i < len(toks):
+        dtype, ndim = toks[i], int(toks[i + 1])
+        shape = tuple(int(t) for t in toks[i + 2:i + 2 + ndim])
+        data = b"" if toks[i + 2 + ndim] == "-" else bytes.fromhex(toks[i + 2 + ndim])
+        outs.append((dtype, shape, data))
+        i += 3 + ndim
+    return ("ok", outs)
+
+
+def known_divergence(c, np_args, np_error, problem):
+    """The reason, as listed in docs/ufuncs.md ("Differences from NumPy"),
+    when a case is a documented difference, else None."""
+    dtypes = [a.dtype.name for a in np_args if isinstance(a, (np.ndarray, np.generic))]
+    if "float16" in problem:
+        return "float16 results (kiln has no float16 dtype yet)"
+    if c.name == "power" and np_error == "ValueError":
+        return "integer power with a negative exponent: NumPy raises, kiln gives 0"
+    if np_error in ("TypeError", "UFuncTypeError") and "bool" in dtypes:
+        return "NumPy refuses bool inputs where kiln casts them safely to int8"
+    if "OUT_OF_RANGE" in problem and any(isinstance(a, int) for a in np_args):
+        return "a Python int out of the arrays' dtype range: kiln always raises"
+    if c.name == "reciprocal" and any(
+            (np.asarray(a) == 0).any() for a in np_args
+            if np.asarray(a).dtype.kind in "iub"):
+        return "integer reciprocal(0): NumPy's value is the platform's conversion of inf"
+    return None
+
+
+def run_batch(driver, cases):
+    text = "".join("case %d %s %d %d\n%s\nend\n" % (c.id, c.name, c.nin, c.nout,
+                                                     "\n".join(c.lines)) for c in cases)
+    p = subprocess.run([driver], input=text, capture_output=True, text=True)
+    if p.returncode == 77:
+        print("numpy_diff: SKIP:", p.stdout.strip())
+        sys.exit(77)
+    if p.returncode != 0:
+        print(p.stdout[-2000:], p.stderr[-2000:])
+        raise SystemExit("numpy_diff: driver exited %d" % p.returncode)
+    results = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("case "):
+            results[int(line.split()[1])] = line
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--driver", required=True)
+    ap.add_argument("--cases", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--ufunc", nargs="*", default=None)
+    ap.add_argument("--show", type=int, default=20, help="divergences printed")
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    print("numpy_diff: seed %d (replay: --seed %d), numpy %s" % (seed, seed, np.__version__))
+    rng = random.Random(seed)
+    names = args.ufunc or sorted(UFUNCS)
+    t0 = time.time()
+    cases, refs = [], {}
+    for cid in range(args.cases):
+        name = names[cid % len(names)]
+        c, np_args = build_case(rng, cid, name)
+        err, outs = choose_outputs(rng, c, np_args)
+        res = None
+        if err is None:
+            np_out = tuple(outs) if any(o is not None for o in outs) else None
+            try:
+                got = numpy_call(name, np_args, np_out)
+                res = [np.asarray(o if o is not None else r) for o, r in zip(outs, got)]
+            except Exception as e:  # noqa: BLE001 - any NumPy error counts
+                err = type(e).__name__
+        refs[cid] = (c, np_args, err, res)
+        cases.append(c)
+    t1 = time.time()
+    results = run_batch(args.driver, cases)
+    t2 = time.time()
+    counts = {"agree": 0, "known": 0, "diverge": 0}
+    per_ufunc = {}
+    shown = 0
+    for cid, (c, np_args, err, res) in refs.items():
+        line = results.get(cid)
+        problem = None
+        if line is None:
+            problem = "no result from the driver"
+        else:
+            r = parse_result(line)
+            if err is not None and r[0] == "err":
+                problem = None
+            elif err is not None:
+                problem = "numpy raised %s, kiln succeeded" % err
+            elif r[0] == "err":
+                problem = "kiln %s: %s" % (r[1], r[2][:300])
+            else:
+                for k, (dt, shape, data) in enumerate(r[1]):
+                    problem = compare(c.name, res[k], dt, shape, data, c.loop_dtypes[k])
+                    if problem:
+                        break
+        kind = "agree"
+        if problem:
+            reason = known_divergence(c, np_args, err, problem)
+            kind = "known" if reason else "diverge"
+        counts[kind] += 1
+        per_ufunc.setdefault(c.name, {"agree": 0, "known": 0, "diverge": 0})[kind] += 1
+        if kind == "diverge" and shown < args.show:
+            shown += 1
+            print("DIVERGE case %d %s: %s\n  %s" % (cid, c.name, problem,
+                                                  "\n  ".join(l[:160] for l in c.lines)))
+    print("numpy_diff: %d cases, %d ufuncs, %.1f s: %d agree, %d known differences "
+          "(docs/ufuncs.md), %d diverge; seed %d (numpy %.1f s, kiln %.1f s)" % (
+              len(cases), len(names), time.time() - t0, counts["agree"], counts["known"],
+              counts["diverge"], seed, t1 - t0, t2 - t1))
+    bad = sorted(n for n, v in per_ufunc.items() if v["diverge"])
+    if bad:
+        print("numpy_diff: diverging ufuncs: " + ", ".join(
+            "%s (%d)" % (n, per_ufunc[n]["diverge"]) for n in bad))
+    return 1 if counts["diverge"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
