@@ -36,6 +36,7 @@ struct kiln_backend_device {
   cl_ulong max_alloc_size;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
   char name[256];              /* CL_DEVICE_NAME, for messages */
   char identity[1024];         /* platform, device and driver: keys binaries */
+  char base_options[128];      /* every build gets these (opencl_program.c) */
 
   pthread_mutex_t host_lock; /* guards host_allocations */
   kiln_opencl_host_allocation *host_allocations;
@@ -139,6 +140,9 @@ kiln_status kiln_opencl_module_binary(kiln_backend_device *device,
                                       size_t *size);
 kiln_status kiln_opencl_module_load_binary(kiln_backend_device *device, const void *binary,
                                            size_t size, kiln_backend_module **module);
+/* The options every program build on the device gets (the language
+ * version, correctly rounded float division and sqrt where offered). */
+void kiln_opencl_base_options(kiln_backend_device *device, char *text, size_t size);
 kiln_status kiln_opencl_device_fingerprint(kiln_backend_device *device, char *text, size_t size);
 void kiln_opencl_module_unload(kiln_backend_device *device, kiln_backend_module *module);
 kiln_status kiln_opencl_function_get(kiln_backend_device *device,

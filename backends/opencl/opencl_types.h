@@ -89,6 +89,8 @@ typedef void(KILN_CL_API *cl_program_notify)(cl_program program,
 #define CL_DRIVER_VERSION 0x102Du
 #define CL_DEVICE_VERSION 0x102Fu
 #define CL_DEVICE_DOUBLE_FP_CONFIG 0x1032u
+#define CL_DEVICE_SINGLE_FP_CONFIG 0x101Bu
+#define CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (1u << 7)
 #define CL_DEVICE_OPENCL_C_VERSION 0x103Du
 
 /* clCreateContext */

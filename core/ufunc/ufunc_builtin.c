@@ -163,14 +163,27 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
     status = kiln_ufunc_create_with_bodies(ctx, name, n, sigs, bodies, NULL, out);
   }
   if (status == KILN_OK) {
-    /* what reductions need (core/reduce/): add and multiply have an
-     * identity and widen small ints as NumPy's; minimum/maximum have none */
+    /* what reductions need (core/reduce/), NumPy's: add and multiply have
+     * an identity and widen small ints; minimum/maximum have none; the
+     * logical and bitwise functions have one (and: true / all bits set)
+     * and keep their dtype, bool for the logical ones */
     kiln_ufunc *u = *out;
-    int add = strcmp(name, "add") == 0, multiply = strcmp(name, "multiply") == 0;
-    u->reducible = add || multiply || strcmp(name, "minimum") == 0 ||
-                   strcmp(name, "maximum") == 0;
-    u->has_identity = u->reduce_widens = add || multiply;
-    u->reduce_identity = kiln_operand_int(multiply ? 1 : 0);
+    static const struct {
+      const char *name;
+      int64_t identity; /* INT64_MAX: none */
+      int widens;
+    } reducible[] = {{"add", 0, 1},         {"multiply", 1, 1},   {"minimum", INT64_MAX, 0},
+                     {"maximum", INT64_MAX, 0}, {"logical_and", 1, 0}, {"logical_or", 0, 0},
+                     {"logical_xor", 0, 0}, {"bitwise_and", -1, 0}, {"bitwise_or", 0, 0},
+                     {"bitwise_xor", 0, 0}};
+    for (size_t i = 0; i < sizeof reducible / sizeof reducible[0]; i++) {
+      if (strcmp(name, reducible[i].name) != 0) continue;
+      u->reducible = 1;
+      u->has_identity = reducible[i].identity != INT64_MAX;
+      u->reduce_widens = reducible[i].widens;
+      u->reduce_identity = kiln_operand_int(u->has_identity ? reducible[i].identity : 0);
+    }
+    u->truth_only = strncmp(name, "logical_", 8) == 0;
   }
   kiln_strbuf_free(&sig_text);
   kiln_strbuf_free(&body_text);

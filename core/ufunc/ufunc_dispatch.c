@@ -9,6 +9,7 @@
  * typed scalar. Then: the first signature that matches the inputs exactly,
  * else the first that each input casts to safely. */
 #include <stdio.h>
+#include <float.h>
 #include <string.h>
 
 #include "core/ufunc/ufunc_internal.h"
@@ -96,6 +97,11 @@ static kiln_status convert_scalar(const kiln_ufunc *u, int j, const kiln_operand
     double v = is_float ? o->value.f : is_unsigned ? (double)o->value.u : (double)o->value.i;
     if (to == KILN_FLOAT32) {
       float f = (float)v;
+      /* NumPy's logical functions test a Python float's truth before any
+       * cast (their promoter picks the bool loop): 1e-300 is true there,
+       * though it rounds to 0.0f; keep it nonzero (a normal number, which
+       * no flush-to-zero mode turns into 0) */
+      if (u->truth_only && f == 0 && v != 0) f = v < 0 ? -FLT_MIN : FLT_MIN;
       memcpy(out, &f, sizeof f);
     } else {
       memcpy(out, &v, sizeof v);

@@ -79,6 +79,9 @@ struct kiln_ufunc {
   int nvariants, variant_capacity;
   size_t host_chunk_bytes;
   kiln_ufunc_staging *staging; /* kept from the last host-path call */
+  /* NumPy's logical functions: inputs count only by their truth value, so
+   * a weak scalar keeps it through the cast (ufunc_dispatch.c) */
+  int truth_only;
   /* reductions (core/reduce/): set for built-ins by kiln_ufunc_builtin_make,
    * for user ufuncs by kiln_ufunc_declare_reducible */
   int reducible;          /* associative and commutative */
