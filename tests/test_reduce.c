@@ -93,7 +93,7 @@ static uint64_t get_bits(const void *data, kiln_dtype dtype, int64_t i) {
 
 /* ---- the host reference --------------------------------------------------- */
 
-typedef enum { OP_ADD, OP_MUL, OP_MAX, OP_MIN } ref_op;
+typedef enum { OP_ADD, OP_MUL, OP_MAX, OP_MIN, OP_LAND, OP_LOR, OP_LXOR, OP_BAND, OP_BOR, OP_BXOR } ref_op;
 
 /* Reduces h (C order of shape) over the axes in reduced[] into ref (one
  * double and one integer bits value per output, C order of the kept dims). */
@@ -103,7 +103,7 @@ static void reference(ref_op op, const void *h, kiln_dtype dtype, int ndim, cons
   char *seen = calloc((size_t)nout + 1, 1);
   for (int64_t o = 0; o < nout; o++) {
     ref[o] = op == OP_MUL ? 1 : 0;
-    bits[o] = op == OP_MUL ? 1 : 0;
+    bits[o] = op == OP_MUL || op == OP_LAND ? 1 : op == OP_BAND ? ~(uint64_t)0 : 0;
   }
   for (int64_t i = 0; i < n; i++) {
     int64_t r = i, o = 0, scale = 1;
@@ -132,6 +132,13 @@ static void reference(ref_op op, const void *h, kiln_dtype dtype, int ndim, cons
           if (!(seen[o] && isnan(ref[o]))) ref[o] = v;
         }
         break;
+      /* logical: truth values (NaN is true); bitwise: the bits */
+      case OP_LAND: bits[o] = bits[o] && v != 0; break;
+      case OP_LOR: bits[o] = bits[o] || v != 0; break;
+      case OP_LXOR: bits[o] = bits[o] != (v != 0); break;
+      case OP_BAND: bits[o] &= b; break;
+      case OP_BOR: bits[o] |= b; break;
+      case OP_BXOR: bits[o] ^= b; break;
     }
     seen[o] = 1;
   }
@@ -139,7 +146,9 @@ static void reference(ref_op op, const void *h, kiln_dtype dtype, int ndim, cons
 }
 
 static const char *op_name(ref_op op) {
-  static const char *names[] = {"add", "multiply", "maximum", "minimum"};
+  static const char *names[] = {"add",         "multiply",   "maximum",     "minimum",
+                                "logical_and", "logical_or", "logical_xor", "bitwise_and",
+                                "bitwise_or",  "bitwise_xor"};
   return names[op];
 }
 
@@ -152,6 +161,14 @@ static void check_reduce(kiln_context *ctx, ref_op op, kiln_dtype dtype, kiln_dt
   size_t item = kiln_dtype_size(dtype);
   void *h = malloc((size_t)n * item + 8);
   harness_fill_random(h, dtype, n, lo, hi);
+  /* the logical reductions need zeros (the random fill avoids them): a
+   * few for and, most for or, half for xor, so results are of both truths */
+  if (op == OP_LAND || op == OP_LOR || op == OP_LXOR)
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t r = harness_rand_u64() % 600;
+      if (op == OP_LAND ? r == 0 : op == OP_LOR ? r != 0 : r < 300)
+        memset((char *)h + (size_t)i * item, 0, item);
+    }
   kiln_array *a = make_view(ctx, h, dtype, ndim, shape, layout);
   kiln_ufunc *u = NULL;
   CHECK_OK(kiln_ufunc_builtin(ctx, op_name(op), &u));
@@ -273,6 +290,16 @@ static void test_dtypes(kiln_context *ctx) {
       {OP_MAX, KILN_FLOAT32, KILN_FLOAT32, -5, 5},
       {OP_MIN, KILN_FLOAT64, KILN_FLOAT64, -5, 5},
       {OP_MAX, KILN_BOOL, KILN_BOOL, 0, 2},
+      /* NumPy's logical reductions give bool for any input */
+      {OP_LAND, KILN_FLOAT32, KILN_BOOL, -0.02, 1},
+      {OP_LOR, KILN_INT16, KILN_BOOL, -2, 3},
+      {OP_LXOR, KILN_FLOAT64, KILN_BOOL, -1, 1},
+      {OP_LAND, KILN_BOOL, KILN_BOOL, 0, 2},
+      {OP_BAND, KILN_UINT8, KILN_UINT8, 0, 256},
+      {OP_BAND, KILN_BOOL, KILN_BOOL, 0, 2},
+      {OP_BOR, KILN_INT32, KILN_INT32, -2e9, 2e9},
+      {OP_BXOR, KILN_INT64, KILN_INT64, -9e18, 9e18},
+      {OP_BXOR, KILN_UINT16, KILN_UINT16, 0, 65536},
   };
   static const int64_t shape[2] = {6, 1031};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -356,6 +383,38 @@ static void test_empty(kiln_context *ctx) {
   kiln_reduce_options cols = kiln_reduce_axis(0);
   CHECK_OK(kiln_ufunc_reduce(mx, kiln_operand_array(a), kiln_operand_new(&r), &cols, NULL));
   CHECK(r && kiln_array_size(r) == 0);
+  /* the logical and bitwise identities, NumPy's: and is true / all bits
+   * set (of the input dtype: 0xff for uint8), or and xor false / 0 */
+  static const struct {
+    const char *name;
+    kiln_dtype in, out;
+    uint64_t want;
+  } ids[] = {{"logical_and", KILN_FLOAT32, KILN_BOOL, 1}, {"logical_or", KILN_INT32, KILN_BOOL, 0},
+             {"logical_xor", KILN_UINT8, KILN_BOOL, 0},   {"bitwise_and", KILN_UINT8, KILN_UINT8, 0xff},
+             {"bitwise_and", KILN_INT16, KILN_INT16, 0xffff}, {"bitwise_and", KILN_BOOL, KILN_BOOL, 1},
+             {"bitwise_or", KILN_INT64, KILN_INT64, 0},  {"bitwise_xor", KILN_UINT32, KILN_UINT32, 0}};
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    kiln_array *e = NULL;
+    kiln_ufunc *u = NULL;
+    CHECK_OK(kiln_array_empty(ctx, ids[i].in, 2, shape, &e));
+    CHECK_OK(kiln_ufunc_builtin(ctx, ids[i].name, &u));
+    uint64_t out[3] = {0x5a5a5a5a5a5a5a5aull, 0x5a5a5a5a5a5a5a5aull, 0x5a5a5a5a5a5a5a5aull};
+    if (e && u)
+      CHECK_OK(kiln_ufunc_reduce(u, kiln_operand_array(e),
+                                 kiln_operand_host_output(out, ids[i].out, 1, &three, NULL), &rows,
+                                 NULL));
+    size_t size = kiln_dtype_size(ids[i].out);
+    uint64_t mask = size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
+    for (int k = 0; k < 3; k++) {
+      uint64_t v = 0;
+      memcpy(&v, (char *)out + k * size, size);
+      CHECK_MSG(v == (ids[i].want & mask), "%s of an empty %s: %#llx, expected %#llx",
+                ids[i].name, kiln_dtype_name(ids[i].in), (unsigned long long)v,
+                (unsigned long long)ids[i].want);
+    }
+    kiln_ufunc_release(u);
+    kiln_array_release(e);
+  }
   kiln_array_release(r);
   kiln_array_release(a);
   kiln_ufunc_release(add);
@@ -765,6 +824,41 @@ static void test_scan(kiln_context *ctx) {
               "maximum.accumulate[%lld] = %g, "
               "expected %g",
               (long long)i, dm[i], m);
+  }
+  /* bitwise_xor.accumulate of int32 (exclusive starts at 0) and
+   * logical_and.accumulate of float64 (bool: true until the first zero) */
+  {
+    kiln_ufunc *bx = NULL, *la = NULL;
+    CHECK_OK(kiln_ufunc_builtin(ctx, "bitwise_xor", &bx));
+    CHECK_OK(kiln_ufunc_builtin(ctx, "logical_and", &la));
+    int32_t *xi = malloc((size_t)n3 * 4), *xo = malloc((size_t)n3 * 4);
+    uint8_t *lo = malloc((size_t)n3);
+    harness_fill_random(xi, KILN_INT32, n3, -2e9, 2e9);
+    d[5000] = 1;
+    d[7777] = 0.0;
+    kiln_scan_options excl = {.exclusive = 1};
+    if (bx)
+      CHECK_OK(kiln_ufunc_scan(bx, kiln_operand_host(xi, KILN_INT32, 1, &n3, NULL),
+                               kiln_operand_host_output(xo, KILN_INT32, 1, &n3, NULL), &excl,
+                               NULL));
+    if (la)
+      CHECK_OK(kiln_ufunc_scan(la, kiln_operand_host(d, KILN_FLOAT64, 1, &n3, NULL),
+                               kiln_operand_host_output(lo, KILN_BOOL, 1, &n3, NULL), NULL, NULL));
+    uint32_t acc = 0;
+    int truth = 1;
+    for (int64_t i = 0; i < n3 && harness_failures < 10; i++) {
+      CHECK_MSG((uint32_t)xo[i] == acc, "bitwise_xor exclusive scan[%lld] = %#x, expected %#x",
+                (long long)i, (unsigned)xo[i], (unsigned)acc);
+      acc ^= (uint32_t)xi[i];
+      truth = truth && d[i] != 0;
+      CHECK_MSG(lo[i] == truth, "logical_and.accumulate[%lld] = %d, expected %d", (long long)i,
+                lo[i], truth);
+    }
+    free(xi);
+    free(xo);
+    free(lo);
+    kiln_ufunc_release(bx);
+    kiln_ufunc_release(la);
   }
   int32_t *p = malloc((size_t)n3 * 4);
   harness_fill_random(p, KILN_INT32, n3, -5, 6);

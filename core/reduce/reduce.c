@@ -464,6 +464,8 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
                             "%s: cannot cast the input from %s to dtype %s with casting rule "
                             "'same_kind'",
                             what, kiln_dtype_name(in), kiln_dtype_name(acc));
+  } else if (u->truth_only) {
+    acc = KILN_BOOL; /* NumPy's logical reductions fold truth values: any dtype in, bool out */
   } else if (widens && !kiln_dtype_is_float(in) && kiln_dtype_size(in) < 8) {
     acc = is_unsigned(in) ? KILN_UINT64 : KILN_INT64;
   }
@@ -503,6 +505,8 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
                             .combine = op->combine.data};
   if (has_identity) {
     identity_expression(&identity, op->ident, sizeof op->ident);
+    /* bool storage is a byte: bitwise_and's all-bits identity is true */
+    if (acc == KILN_BOOL) snprintf(op->ident, sizeof op->ident, "%d", identity.value.i != 0);
     op->identity = op->ident;
   }
   snprintf(op->empty, sizeof op->empty,

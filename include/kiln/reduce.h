@@ -62,7 +62,9 @@ static inline kiln_reduce_options kiln_reduce_axis(int axis) {
 /* Declares a user ufunc (2 inputs, 1 output) associative and commutative so
  * it can be reduced, with its identity (a scalar operand; NULL: none, then
  * reducing an empty extent is an error). Built-ins with an identity (add 0,
- * multiply 1) and minimum/maximum (no identity) need no declaration.
+ * multiply 1, logical_and true, logical_or/xor false, bitwise_and all
+ * bits, bitwise_or/xor 0) and minimum/maximum (no identity) need no
+ * declaration.
  * Errors: INVALID_ARGUMENT (not binary, identity not a scalar). */
 KILN_API kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_operand *identity);
 
@@ -75,7 +77,8 @@ KILN_API kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_
  *
  * Dtypes follow NumPy: the accumulator is options->dtype if given, else
  * for add and multiply bool and integers narrower than 64 bits widen to
- * int64 (unsigned: uint64), else the input's dtype; the ufunc's signature
+ * int64 (unsigned: uint64), the logical functions fold truth values in
+ * bool, else the input's dtype; the ufunc's signature
  * is dispatched for (acc, acc) as a ufunc call would be and must give acc
  * back; a given output must be same_kind castable from it. Integer sums
  * wrap as NumPy's do. minimum/maximum propagate NaN.
@@ -164,7 +167,8 @@ typedef struct kiln_scan_options {
 
 /* Cumulative reduction (NumPy's ufunc.accumulate, cumsum, cumprod) of
  * `input` with a reducible binary ufunc (see kiln_ufunc_reduce: add,
- * multiply, maximum, minimum, declared user ufuncs) along one axis, into
+ * multiply, maximum, minimum, the logical and bitwise ones, declared user
+ * ufuncs) along one axis, into
  * `output` of the input's shape (1-D when flattened): kiln_operand_new, a
  * device array or host memory. Result dtype as kiln_ufunc_reduce's
  * accumulator (cumsum of int8 gives int64). Reproducible: the order of
