@@ -15,6 +15,7 @@ kiln_conformance_test(nvrtc_compile SOURCES test_compile_check.c INTERNAL NO_BAC
   LABELS compile-check ENV "KILN_CHECK_BACKEND=cuda;KILN_CHECK_TARGETS=sm_80,sm_90")
 kiln_conformance_test(hiprtc_compile SOURCES test_compile_check.c INTERNAL NO_BACKEND
   LABELS compile-check ENV "KILN_CHECK_BACKEND=hip;KILN_CHECK_TARGETS=gfx90a,gfx1030")
+set_tests_properties(nvrtc_compile hiprtc_compile PROPERTIES COST 500) # long: start them early
 # The shared library loads vendor libraries itself: no DT_NEEDED on them.
 add_test(NAME no_vendor_link COMMAND ${CMAKE_COMMAND} -DLIBRARY=$<TARGET_FILE:kiln>
          -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_no_vendor_needed.cmake)

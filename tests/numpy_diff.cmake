@@ -15,5 +15,5 @@ foreach(b ${KILN_TEST_BACKENDS})
             $<TARGET_FILE:kiln_ufunc_driver> --cases ${KILN_NUMPY_DIFF_CASES})
   set_tests_properties(numpy_diff.${b} PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=${b};numpy_diff" ENVIRONMENT "KILN_BACKEND=${b}"
-    RESOURCE_LOCK numpy_venv TIMEOUT 900)
+    RESOURCE_LOCK numpy_venv TIMEOUT 900 COST 1000) # the longest: start it first
 endforeach()
