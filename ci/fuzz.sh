@@ -12,7 +12,7 @@ build="$root/build-fuzz"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
       -DKILN_WERROR=ON -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_BUILD_EXAMPLES=OFF \
       -DKILN_BUILD_TOOLS=OFF >/dev/null
-targets=(ufunc_signature kernel_params dtype_name environment)
+targets=(ufunc_signature kernel_params dtype_name environment gufunc_layout disk_cache_entry)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}" 2>&1 |
   grep -Ev '^\[ *[0-9]+%\]|^-- ' || true
 mkdir -p "$build/findings"

@@ -104,6 +104,17 @@ static void entry_checksum(const unsigned char *header, const void *key, size_t 
   kiln_sha256_final(&h, digest);
 }
 
+void kiln_disk_cache_header(unsigned char header[KILN_DISK_CACHE_HEADER_SIZE], const char *key,
+                            size_t key_length, const void *binary, size_t binary_size) {
+  memset(header, 0, KILN_DISK_CACHE_HEADER_SIZE);
+  memcpy(header, KILN_DISK_CACHE_MAGIC, 8);
+  put_le(header + 8, KILN_DISK_CACHE_FORMAT, 4);
+  put_le(header + 12, KILN_DISK_CACHE_HEADER_SIZE, 4);
+  put_le(header + 16, key_length, 8);
+  put_le(header + 24, binary_size, 8);
+  entry_checksum(header, key, key_length, binary, binary_size, header + 32);
+}
+
 static kiln_status refuse(const char *why) {
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s", why);
 }
@@ -350,12 +361,7 @@ static void write_entry(kiln_context *ctx, const char *name, const char *key, si
     return;
   }
   unsigned char header[KILN_DISK_CACHE_HEADER_SIZE];
-  memcpy(header, KILN_DISK_CACHE_MAGIC, 8);
-  put_le(header + 8, KILN_DISK_CACHE_FORMAT, 4);
-  put_le(header + 12, KILN_DISK_CACHE_HEADER_SIZE, 4);
-  put_le(header + 16, key_length, 8);
-  put_le(header + 24, binary_size, 8);
-  entry_checksum(header, key, key_length, binary, binary_size, header + 32);
+  kiln_disk_cache_header(header, key, key_length, binary, binary_size);
 
   const char *dir = ctx->disk_cache.dir;
   if (make_directories(dir) != 0) {

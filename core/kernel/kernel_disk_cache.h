@@ -74,6 +74,11 @@ kiln_backend_module *kiln_disk_cache_load(kiln_context *ctx, const kiln_disk_ent
 void kiln_disk_cache_store(kiln_context *ctx, const kiln_disk_entry *entry,
                            kiln_backend_module *module);
 
+/* The header of an entry file holding `key` and `binary` (magic, format,
+ * sizes, checksum); the file is the header, the key, then the binary. */
+void kiln_disk_cache_header(unsigned char header[KILN_DISK_CACHE_HEADER_SIZE], const char *key,
+                            size_t key_length, const void *binary, size_t binary_size);
+
 /* Checks file[0..size) against the format and `key`, and points *payload
  * into it. KILN_OK, or INVALID_ARGUMENT saying what is wrong. */
 kiln_status kiln_disk_cache_check(const void *file, size_t size, const char *key,
