@@ -4,7 +4,10 @@
  * For every scenario (array creation, views and transfers, raw kernel
  * compile and launch, ufunc calls on device and on host operands, streams
  * and events, the memory pool and pinned host memory, gufuncs on device
- * and pinned host operands, matrix products) and each kind of fault (a call into the backend table, a
+ * and pinned host operands, matrix products, reductions, argmax, scans,
+ * compaction and custom reductions, native handles, wrapping and DLPack
+ * and copies between contexts; every kernel also goes through the disk
+ * cache, whose loads and stores are backend calls) and each kind of fault (a call into the backend table, a
  * host allocation in kiln), the driver runs the scenario once per n =
  * 1, 2, ... with call n made to fail, on a fresh context, until a run no
  * longer reaches the fault. Each run must:
@@ -17,6 +20,8 @@
  *   - leave the context usable: the same scenario, run again on it without
  *     a fault, gives correct values.
  * The counts of injected faults are printed. */
+#include <dlpack/dlpack.h>
+
 #include "core/runtime/fault_injection.h"
 #include "harness.h"
 
@@ -331,6 +336,116 @@ static kiln_status scenario_matmul(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* add.reduce, argmax, cumsum, compaction of the positive elements and a
+ * custom sum of squares (float64 accumulator), all of host_x on the device. */
+static kiln_status scenario_reduce(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  static uint8_t mask[N];
+  static float kept_host[N], cum_host[N];
+  kiln_ufunc *add = NULL;
+  kiln_reduction *squares = NULL;
+  kiln_array *a = NULL, *sum = NULL, *arg = NULL, *cum = NULL, *kept = NULL, *sq = NULL;
+  int64_t count = -1, arg_host = -1;
+  float sum_host = 0;
+  double sq_host = 0;
+  for (int i = 0; i < N; i++) mask[i] = host_x[i] > 0;
+  const kiln_reduction_desc desc = {.name = "sum_of_squares",
+                                    .signature = "float64(float32 x)",
+                                    .accumulator = KILN_FLOAT64,
+                                    .map_expr = "(double)x * x",
+                                    .reduce_expr = "a + b",
+                                    .identity = "0"};
+  kiln_status s;
+  CREATE(s, kiln_ufunc_builtin(ctx, "add", &add), add);
+  if (s == KILN_OK) CREATE(s, kiln_reduction_create(ctx, &desc, &squares), squares);
+  if (s == KILN_OK) CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
+  if (s == KILN_OK) {
+    kiln_operand in = kiln_operand_array(a);
+    CREATE(s, kiln_ufunc_reduce(add, in, kiln_operand_new(&sum), NULL, NULL), sum);
+    if (s == KILN_OK) CREATE(s, kiln_argmax(ctx, in, kiln_operand_new(&arg), NULL, NULL), arg);
+    if (s == KILN_OK) CREATE(s, kiln_ufunc_scan(add, in, kiln_operand_new(&cum), NULL, NULL), cum);
+    if (s == KILN_OK)
+      CREATE(s,
+             kiln_compact(ctx, in, kiln_operand_host(mask, KILN_BOOL, 1, &n, NULL),
+                          kiln_operand_new(&kept), &count, NULL),
+             kept);
+    if (s == KILN_OK)
+      CREATE(s, kiln_reduction_call(squares, 1, &in, kiln_operand_new(&sq), NULL, NULL), sq);
+  }
+  if (s == KILN_OK) s = kiln_array_to_host(sum, &sum_host, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(arg, &arg_host, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(cum, cum_host, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(sq, &sq_host, NULL);
+  if (s == KILN_OK && count > 0) s = kiln_array_to_host(kept, kept_host, NULL);
+  if (s == KILN_OK) {
+    double want = 0, magnitude = 0, squares_want = 0;
+    int64_t best = 0, nkept = 0;
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+      want += host_x[i];
+      magnitude += fabs(host_x[i]);
+      squares_want += (double)host_x[i] * host_x[i];
+      ok = ok && fabs(cum_host[i] - want) <= 1e-5 * magnitude + 1e-6;
+      if (host_x[i] > host_x[best]) best = i;
+      if (mask[i]) ok = ok && nkept < count && kept_host[nkept++] == host_x[i];
+    }
+    ok = ok && nkept == count && arg_host == best;
+    ok = ok && fabs(sum_host - want) <= 1e-5 * magnitude && close_to(sq_host, squares_want, 1e-12);
+    *correct = ok;
+  }
+  kiln_array_release(sq);
+  kiln_array_release(kept);
+  kiln_array_release(cum);
+  kiln_array_release(arg);
+  kiln_array_release(sum);
+  kiln_array_release(a);
+  kiln_reduction_release(squares);
+  kiln_ufunc_release(add);
+  return s;
+}
+
+static void count_release(void *user_data) { ++*(int *)user_data; }
+
+/* An array's native memory wrapped as a second array (released through its
+ * callback), exported to DLPack and imported back, then copied to the
+ * same context as another array: every step without a host copy but the
+ * last read. */
+static kiln_status scenario_interop(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  int released = 0;
+  static float back[N];
+  kiln_array *a = NULL, *wrapped = NULL, *imported = NULL, *copy = NULL;
+  void *tensor = NULL;
+  kiln_native_memory memory;
+  kiln_status s;
+  CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
+  if (s == KILN_OK) s = kiln_array_native(a, &memory);
+  /* a's own reference keeps the memory alive until the wrap is released */
+  if (s == KILN_OK)
+    CREATE(s,
+           kiln_array_wrap_native(ctx, &memory, KILN_FLOAT32, 1, &n, NULL, count_release,
+                                  &released, &wrapped),
+           wrapped);
+  if (s == KILN_OK) CREATE(s, kiln_array_to_dlpack(wrapped, &tensor), tensor);
+  if (s == KILN_OK) {
+    CREATE(s, kiln_array_from_dlpack(ctx, tensor, &imported), imported);
+    if (s != KILN_OK) ((DLManagedTensor *)tensor)->deleter((DLManagedTensor *)tensor);
+  }
+  if (s == KILN_OK) CREATE(s, kiln_array_copy_to_context(imported, ctx, &copy, NULL), copy);
+  if (s == KILN_OK) s = kiln_array_to_host(copy, back, NULL);
+  int ok = s == KILN_OK;
+  for (int i = 0; ok && i < N; i++) ok = back[i] == host_x[i];
+  kiln_array_release(copy);
+  kiln_array_release(imported);
+  kiln_array_release(wrapped);
+  /* the callback ran exactly once if the wrap was made, never if not */
+  ok = ok && released == (wrapped != NULL);
+  CHECK_MSG(released == (wrapped != NULL), "interop: release callback ran %d times", released);
+  kiln_array_release(a);
+  if (s == KILN_OK) *correct = ok;
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -401,6 +516,8 @@ static void test_ufunc_device(kiln_context *ctx) { (void)ctx; prepare(); sweep_b
 static void test_ufunc_host(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("ufunc_host", scenario_ufunc_host); }
 static void test_gufunc(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("gufunc", scenario_gufunc); }
 static void test_matmul(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("matmul", scenario_matmul); }
+static void test_reduce(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("reduce", scenario_reduce); }
+static void test_interop(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("interop", scenario_interop); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 
@@ -420,7 +537,8 @@ static const harness_test tests[] = {
     {"arrays", test_arrays},         {"kernel", test_kernel},
     {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
     {"streams", test_streams},       {"memory", test_memory},
-    {"gufunc", test_gufunc},         {"matmul", test_matmul},       {"totals", test_totals},
+    {"gufunc", test_gufunc},         {"matmul", test_matmul},
+    {"reduce", test_reduce},         {"interop", test_interop},     {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
