@@ -205,6 +205,13 @@ typedef struct kiln_backend_ops {
   kiln_status (*module_binary)(kiln_backend_device *device,
                                kiln_backend_module *module, void **binary,
                                size_t *size);
+  /* Nonzero when a module's binary on a CPU device gains code at its first
+   * launch that a new process would otherwise build again: PoCL compiles
+   * the work-group function for the launch's geometry then, keeps it in
+   * the program, and serialises the program's binary once, at the first
+   * request. Core then stores a freshly compiled module in the disk cache
+   * after its first launch has run instead of right after the compile. */
+  int binary_after_launch;
   /* OPTIONAL: loads a binary from module_binary. A binary the device
    * rejects is an error, never a crash. */
   kiln_status (*module_load_binary)(kiln_backend_device *device,

@@ -299,6 +299,49 @@ static void test_hit_and_miss(kiln_context *harness_ctx) {
   free(dir);
 }
 
+/* When the entry is written: right after the compile on GPU backends; on
+ * CPU devices of a backend whose binaries gain code at the first launch
+ * (PoCL), after the first call's launches have run, or at the context's
+ * release for a kernel never launched. Either way a new context then loads
+ * it and runs it right. */
+static void test_store_after_first_launch(kiln_context *harness_ctx) {
+  record_device(harness_ctx);
+  char *dir = temp_dir();
+  if (!dir) return;
+  /* the source run_kernel makes for variant 0 */
+  char *base = harness_load_kernel("cache.kl");
+  char *source = base ? malloc(strlen(base) + 64) : NULL;
+  if (source) sprintf(source, "%s\n/* variant %d */\n", base, 0);
+  kiln_context *ctx = open_context(dir, 1, 0);
+  kiln_kernel *kernel = NULL;
+  entry_list before, after, again;
+  int deferred = strcmp(device.backend, "opencl") == 0 && device.type == KILN_DEVICE_CPU;
+  if (ctx && source) CHECK_OK(kiln_kernel_create(ctx, source, "cache_scale", NULL, &kernel));
+  list_entries(dir, &before);
+  CHECK_MSG(before.count == (deferred ? 0 : 1), "%d entries after a compile, %s expected",
+            before.count, deferred ? "none (stored after the first launch)" : "one");
+  kiln_kernel_release(kernel);
+  kiln_context_release(ctx);
+  list_entries(dir, &after);
+  CHECK_MSG(after.count == 1, "%d entries after the context's release, one expected",
+            after.count);
+  for (int i = 0; i < after.count; i++) CHECK(entry_valid(dir, after.names[i]));
+  /* a launch in a new context: a hit, nothing rewritten */
+  ctx = open_context(dir, 1, 0);
+  CHECK(run_kernel(ctx, "cache_scale", 0, 0, 4099));
+  list_entries(dir, &again);
+  CHECK(same_entries(&after, &again));
+  /* another kernel, launched: stored by the end of the launching call */
+  CHECK(run_kernel(ctx, "cache_scale", 5, 0, 1031));
+  list_entries(dir, &again);
+  CHECK_MSG(again.count == 2, "%d entries after a second kernel's first launch", again.count);
+  kiln_context_release(ctx);
+  free(source);
+  free(base);
+  remove_tree(dir);
+  free(dir);
+}
+
 static void test_key_changes(kiln_context *harness_ctx) {
   record_device(harness_ctx);
   char *dir = temp_dir();
@@ -867,6 +910,7 @@ static void test_format_checks(kiln_context *harness_ctx) {
 static const harness_test tests[] = {
     {"format_checks", test_format_checks},
     {"hit_and_miss", test_hit_and_miss},
+    {"store_after_first_launch", test_store_after_first_launch},
     {"key_changes", test_key_changes},
     {"corruption", test_corruption},
     {"concurrent_processes", test_concurrent_processes},

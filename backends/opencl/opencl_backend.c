@@ -32,6 +32,7 @@ const kiln_backend_ops kiln_backend_opencl = {
     .event_elapsed_ms = kiln_opencl_event_elapsed_ms,
     .module_build = kiln_opencl_module_build,
     .module_binary = kiln_opencl_module_binary,
+    .binary_after_launch = 1, /* PoCL: docs/performance.md, "Disk cache" */
     .module_load_binary = kiln_opencl_module_load_binary,
     .device_fingerprint = kiln_opencl_device_fingerprint,
     .module_unload = kiln_opencl_module_unload,

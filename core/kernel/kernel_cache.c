@@ -36,7 +36,18 @@ static uint64_t hash_bytes(const char *data, size_t n) {
   return h;
 }
 
+/* Stores the entry a program's module waits under (if any) and forgets
+ * it; once per program, whichever thread gets there first. */
+static void store_pending(kiln_context *ctx, const kiln_program *program) {
+  kiln_disk_entry *entry = atomic_exchange(&((kiln_program *)program)->pending_store, NULL);
+  if (!entry) return;
+  kiln_disk_cache_store(ctx, entry, program->module);
+  kiln_disk_entry_free(entry);
+  free(entry);
+}
+
 static void program_destroy(kiln_context *ctx, kiln_program *p) {
+  store_pending(ctx, p); /* never launched: the binary as compiled */
   if (p->function) ctx->ops->function_release(ctx->device, p->function);
   if (p->module) ctx->ops->module_unload(ctx->device, p->module);
   free(p->params);
@@ -69,16 +80,24 @@ static kiln_program *cache_find(kiln_context *ctx, uint64_t hash, const char *ke
 }
 
 /* The module of the composed source: from the disk cache, else compiled
- * (and then stored there). */
+ * and stored there, now or (ops->binary_after_launch on a CPU device)
+ * after the first launch: then *pending receives the entry. */
 static kiln_status module_get(kiln_context *ctx, const char *full, const char *options,
-                              kiln_backend_module **module, char **log) {
+                              kiln_backend_module **module, char **log,
+                              kiln_disk_entry **pending) {
   kiln_disk_entry disk;
   int use_disk = kiln_disk_entry_init(ctx, full, options, &disk);
   if (use_disk) *module = kiln_disk_cache_load(ctx, &disk);
   kiln_status status = KILN_OK;
   if (!*module) {
     status = ctx->ops->module_build(ctx->device, full, options, module, log);
-    if (status == KILN_OK && use_disk) kiln_disk_cache_store(ctx, &disk, *module);
+    if (status == KILN_OK && use_disk && ctx->ops->binary_after_launch &&
+        ctx->info.type == KILN_DEVICE_CPU && (*pending = malloc(sizeof **pending)) != NULL) {
+      **pending = disk; /* the entry's buffers move with it */
+      use_disk = 0;
+    } else if (status == KILN_OK && use_disk) {
+      kiln_disk_cache_store(ctx, &disk, *module);
+    }
   }
   if (use_disk) kiln_disk_entry_free(&disk);
   return status;
@@ -104,8 +123,10 @@ static kiln_status program_build(kiln_context *ctx, const char *source, const ch
   if (status == KILN_OK && kiln_log_enabled(KILN_LOG_DEBUG))
     kiln_log(KILN_LOG_DEBUG, "compiling '%s' for %s (%s), options \"%s\", source:\n%s", entry,
              ctx->ops->name, ctx->info.name, kiln_strbuf_text(&all_options), source);
+  kiln_disk_entry *pending = NULL;
   if (status == KILN_OK)
-    status = module_get(ctx, full, kiln_strbuf_text(&all_options), &p->module, &log);
+    status = module_get(ctx, full, kiln_strbuf_text(&all_options), &p->module, &log, &pending);
+  atomic_store(&p->pending_store, pending);
   kiln_strbuf_free(&all_options);
   free(full);
   if (status == KILN_ERROR_COMPILE) {
@@ -241,6 +262,30 @@ static int geometry_log_first(const kiln_program *program) {
   return atomic_exchange(&((kiln_program *)program)->geometry_logged, 1) == 0;
 }
 
+/* One launch on the backend stream, logging the geometry once. */
+static kiln_status launch_one(kiln_context *ctx, const kiln_program *program,
+                              kiln_backend_stream *s, const kiln_backend_launch *launch,
+                              int nargs, const kiln_backend_arg *args) {
+  if (geometry_log_first(program))
+    kiln_log(KILN_LOG_DEBUG, "launching '%s': work_dim %d, global {%llu, %llu, %llu}, "
+             "local {%llu, %llu, %llu}", program->entry, launch->work_dim,
+             (unsigned long long)launch->global[0], (unsigned long long)launch->global[1],
+             (unsigned long long)launch->global[2], (unsigned long long)launch->local[0],
+             (unsigned long long)launch->local[1], (unsigned long long)launch->local[2]);
+  return ctx->ops->launch(ctx->device, s, program->function, launch, nargs, args);
+}
+
+/* After a call's launches of a program: a module waiting for its first
+ * call to run before it is stored (ops->binary_after_launch) is stored now,
+ * once per compiled program, and only when it was compiled, which cost far
+ * more than this wait. A failed wait leaves it for program_destroy. */
+static void after_launches(kiln_context *ctx, const kiln_program *program,
+                           kiln_backend_stream *s) {
+  if (atomic_load(&program->pending_store) &&
+      ctx->ops->stream_synchronize(ctx->device, s) == KILN_OK)
+    store_pending(ctx, program);
+}
+
 kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *program,
                                          kiln_stream *stream, int64_t n, int nargs,
                                          kiln_backend_arg *args, int base_arg) {
@@ -259,6 +304,8 @@ kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *
     return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
   }
   /* CPU: exact cover, no item past n, so the kernel has no bound test */
+  kiln_backend_stream *s = NULL;
+  KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
   uint64_t size = group_size_1d(program);
   uint64_t whole = (uint64_t)n / size * size, rest = (uint64_t)n - whole;
   uint64_t chunk = (((uint64_t)1 << 31) - 1) / size * size;
@@ -271,13 +318,18 @@ kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *
     base = (int64_t)done;
     launch.global[0] = whole - done < chunk ? whole - done : chunk;
     launch.local[0] = size;
-    KILN_RETURN_IF_ERROR(kiln_program_launch(ctx, program, stream, &launch, nargs, args));
+    KILN_RETURN_IF_ERROR(launch_one(ctx, program, s, &launch, nargs, args));
   }
-  if (rest == 0) return KILN_OK;
-  base = (int64_t)whole;
-  launch.global[0] = rest;
-  launch.local[0] = 1;
-  return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
+  if (rest > 0) {
+    base = (int64_t)whole;
+    launch.global[0] = rest;
+    launch.local[0] = 1;
+    KILN_RETURN_IF_ERROR(launch_one(ctx, program, s, &launch, nargs, args));
+  }
+  /* after both geometries ran: a stored binary then has both work-group
+   * functions (docs/performance.md, "Disk cache") */
+  after_launches(ctx, program, s);
+  return KILN_OK;
 }
 
 kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,
@@ -285,11 +337,7 @@ kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,
                                 int nargs, const kiln_backend_arg *args) {
   kiln_backend_stream *s = NULL;
   KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
-  if (geometry_log_first(program))
-    kiln_log(KILN_LOG_DEBUG, "launching '%s': work_dim %d, global {%llu, %llu, %llu}, "
-             "local {%llu, %llu, %llu}", program->entry, launch->work_dim,
-             (unsigned long long)launch->global[0], (unsigned long long)launch->global[1],
-             (unsigned long long)launch->global[2], (unsigned long long)launch->local[0],
-             (unsigned long long)launch->local[1], (unsigned long long)launch->local[2]);
-  return ctx->ops->launch(ctx->device, s, program->function, launch, nargs, args);
+  kiln_status status = launch_one(ctx, program, s, launch, nargs, args);
+  if (status == KILN_OK) after_launches(ctx, program, s);
+  return status;
 }

@@ -33,6 +33,9 @@ typedef struct kiln_program {
   uint64_t max_work_group_size;
   uint64_t preferred_multiple;
   atomic_int geometry_logged; /* KILN_LOG=debug: launch geometry printed once */
+  /* the disk cache entry a compiled module is stored under after its first
+   * launch (ops->binary_after_launch), NULL once stored or when none */
+  _Atomic(struct kiln_disk_entry *) pending_store;
 } kiln_program;
 
 /* Parses the parameter list of kernel `entry` in kernel-language `source`.
