@@ -424,7 +424,8 @@ static void test_every_builtin_exists(kiln_context *ctx) {
     CHECK_OK(kiln_ufunc_builtin(ctx, name, &u));
     if (!u) continue;
     CHECK(strcmp(kiln_ufunc_name(u), name) == 0);
-    int two = strcmp(name, "divmod") == 0 || strcmp(name, "modf") == 0;
+    int two = strcmp(name, "divmod") == 0 || strcmp(name, "modf") == 0 ||
+              strcmp(name, "frexp") == 0;
     CHECK(kiln_ufunc_nout(u) == (two ? 2 : 1));
     /* signatures are listed in dtype order and parse back */
     for (int s = 0; s < kiln_ufunc_signature_count(u); s++) CHECK(kiln_ufunc_signature(u, s));

@@ -401,6 +401,82 @@ static void test_result_dtypes(kiln_context *ctx) {
   kiln_ufunc_release(u);
 }
 
+/* ldexp (float32/float64 with int32 or int64 exponents, clamped to int's
+ * range as NumPy's int64 loop does) and frexp (mantissa and int32
+ * exponent), element by element against C's, with specials and huge
+ * exponents. */
+static void test_ldexp_frexp(kiln_context *ctx) {
+  enum { M = 211 };
+  kiln_ufunc *ldexp_u = NULL, *frexp_u = NULL;
+  CHECK_OK(kiln_ufunc_builtin(ctx, "ldexp", &ldexp_u));
+  CHECK_OK(kiln_ufunc_builtin(ctx, "frexp", &frexp_u));
+  if (!ldexp_u || !frexp_u) goto done;
+  static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-310, -5e-324,
+                                    1.5, -3.0, 1e300};
+  static double x64[M], m64[M], y64[M];
+  static float x32[M], m32[M], y32[M];
+  static int64_t e64[M];
+  static int32_t e32[M], ex[M];
+  for (int i = 0; i < M; i++) {
+    x64[i] = i < 10 ? specials[i] : random_float() * pow(2.0, (double)(i % 41) - 20);
+    x32[i] = (float)x64[i];
+    e64[i] = i % 7 == 0   ? (int64_t)(harness_rand_u64() >> 1) * (i % 2 ? 1 : -1)
+             : i % 5 == 0 ? (i % 2 ? 3000000000ll : -3000000000ll)
+                          : (int64_t)(harness_rand_u64() % 400) - 200;
+    e32[i] = (int32_t)((harness_rand_u64() % 600) - 300);
+  }
+  int64_t n = M;
+  for (int t = 0; t < 2; t++) {
+    kiln_dtype d = t ? KILN_FLOAT64 : KILN_FLOAT32;
+    void *x = t ? (void *)x64 : (void *)x32, *y = t ? (void *)y64 : (void *)y32;
+    void *m = t ? (void *)m64 : (void *)m32;
+    for (int w = 0; w < 2; w++) { /* int64, then int32 exponents */
+      kiln_operand in[2] = {kiln_operand_host(x, d, 1, &n, NULL),
+                            w ? kiln_operand_host(e32, KILN_INT32, 1, &n, NULL)
+                              : kiln_operand_host(e64, KILN_INT64, 1, &n, NULL)};
+      kiln_operand out[1] = {kiln_operand_host_output(y, d, 1, &n, NULL)};
+      CHECK_OK(kiln_ufunc_call(ldexp_u, 2, in, 1, out, NULL));
+      for (int i = 0, failures = 0; i < M && failures < 3; i++) {
+        int64_t e = w ? e32[i] : e64[i];
+        int ei = e > INT32_MAX ? INT32_MAX : e < INT32_MIN ? INT32_MIN : (int)e;
+        double want = t ? ldexp(x64[i], ei) : (double)ldexpf(x32[i], ei);
+        double got = t ? y64[i] : (double)y32[i];
+        if (!((isnan(want) && isnan(got)) || (got == want && signbit(got) == signbit(want)))) {
+          failures++;
+          CHECK_MSG(0, "ldexp(%s %.17g, %lld) = %.17g, want %.17g", kiln_dtype_name(d),
+                    t ? x64[i] : (double)x32[i], (long long)e, got, want);
+        }
+      }
+    }
+    kiln_operand in[1] = {kiln_operand_host(x, d, 1, &n, NULL)};
+    kiln_operand out[2] = {kiln_operand_host_output(m, d, 1, &n, NULL),
+                           kiln_operand_host_output(ex, KILN_INT32, 1, &n, NULL)};
+    CHECK_OK(kiln_ufunc_call(frexp_u, 1, in, 2, out, NULL));
+    for (int i = 0, failures = 0; i < M && failures < 3; i++) {
+      int e = 0;
+      double want = t ? frexp(x64[i], &e) : (double)frexpf(x32[i], &e);
+      if (!isfinite(t ? x64[i] : (double)x32[i])) e = 0;
+      double got = t ? m64[i] : (double)m32[i];
+      if (!((isnan(want) && isnan(got)) || (got == want && signbit(got) == signbit(want))) ||
+          ex[i] != e) {
+        failures++;
+        CHECK_MSG(0, "frexp(%s %.17g) = (%.17g, %d), want (%.17g, %d)", kiln_dtype_name(d),
+                  t ? x64[i] : (double)x32[i], got, ex[i], want, e);
+      }
+    }
+  }
+  /* no float loop for the exponent */
+  {
+    kiln_operand in[2] = {kiln_operand_host(x64, KILN_FLOAT64, 1, &n, NULL),
+                          kiln_operand_host(x64, KILN_FLOAT64, 1, &n, NULL)};
+    kiln_operand out[1] = {kiln_operand_host_output(y64, KILN_FLOAT64, 1, &n, NULL)};
+    CHECK_STATUS(kiln_ufunc_call(ldexp_u, 2, in, 1, out, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  }
+done:
+  kiln_ufunc_release(ldexp_u);
+  kiln_ufunc_release(frexp_u);
+}
+
 /* NumPy's logical functions test a Python float's truth before any cast:
  * logical_xor(float32 array, 1e-300) treats 1e-300 as true although it
  * rounds to 0.0f, while arithmetic (add) sees the rounded 0.0f. */
@@ -452,6 +528,7 @@ int main(int argc, char **argv) {
       {"float_ufuncs", test_float_ufuncs},
       {"result_dtypes", test_result_dtypes},
       {"logical_weak_scalars", test_logical_weak_scalars},
+      {"ldexp_frexp", test_ldexp_frexp},
       {NULL, NULL},
   };
   return harness_main(argc, argv, tests);

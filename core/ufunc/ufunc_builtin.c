@@ -65,6 +65,7 @@ static kiln_dtype letter_dtype(char letter, kiln_dtype row_dtype) {
     case '?': return KILN_BOOL;
     case 'd': return KILN_FLOAT64;
     case 'i': return KILN_INT32;
+    case 'l': return KILN_INT64;
     case 'u': return KILN_UINT8;
     default: return row_dtype;
   }
@@ -118,14 +119,18 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
   KILN_CHECK_ARG(name);
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
     if (strcmp(name, aliases[i].alias) == 0) name = aliases[i].name;
-  const builtin_row *chosen[KILN_DTYPE_COUNT] = {0};
+  /* one signature per (dtype, row covering it): by dtype, then row order
+   * (ldexp's int32 exponent loop before its int64 one, as NumPy's) */
+  enum { MAX_SIGS = 2 * KILN_DTYPE_COUNT };
+  const builtin_row *chosen[MAX_SIGS];
+  kiln_dtype chosen_dtype[MAX_SIGS];
   int nsig = 0;
-  for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
-    for (int r = 0; r < NROWS && !chosen[d]; r++)
-      if (strcmp(rows[r].name, name) == 0 && row_covers(&rows[r], (kiln_dtype)d))
-        chosen[d] = &rows[r];
-    nsig += chosen[d] != NULL;
-  }
+  for (int d = 0; d < KILN_DTYPE_COUNT; d++)
+    for (int r = 0; r < NROWS && nsig < MAX_SIGS; r++)
+      if (strcmp(rows[r].name, name) == 0 && row_covers(&rows[r], (kiln_dtype)d)) {
+        chosen[nsig] = &rows[r];
+        chosen_dtype[nsig++] = (kiln_dtype)d;
+      }
   if (nsig == 0) {
     kiln_strbuf b = {0};
     for (int i = 0; i < kiln_ufunc_builtin_count(); i++)
@@ -140,22 +145,20 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
   /* one text per signature and per body, kept in two buffers, the NULs
    * between them turned into pointers once all are written */
   kiln_strbuf sig_text = {0}, body_text = {0};
-  size_t sig_at[KILN_DTYPE_COUNT], body_at[KILN_DTYPE_COUNT];
-  int n = 0;
-  for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
-    if (!chosen[d]) continue;
-    sig_at[n] = sig_text.length;
-    append_signature(chosen[d], (kiln_dtype)d, &sig_text);
+  size_t sig_at[MAX_SIGS], body_at[MAX_SIGS];
+  int n = nsig;
+  for (int i = 0; i < n; i++) {
+    sig_at[i] = sig_text.length;
+    append_signature(chosen[i], chosen_dtype[i], &sig_text);
     kiln_strbuf_append_n(&sig_text, ")", 2); /* with its NUL */
-    body_at[n] = body_text.length;
-    append_body(chosen[d], (kiln_dtype)d, &body_text);
+    body_at[i] = body_text.length;
+    append_body(chosen[i], chosen_dtype[i], &body_text);
     kiln_strbuf_append_n(&body_text, "", 1);
-    n++;
   }
   kiln_status status = kiln_strbuf_status(&sig_text);
   if (status == KILN_OK) status = kiln_strbuf_status(&body_text);
   if (status == KILN_OK) {
-    const char *sigs[KILN_DTYPE_COUNT], *bodies[KILN_DTYPE_COUNT];
+    const char *sigs[MAX_SIGS], *bodies[MAX_SIGS];
     for (int i = 0; i < n; i++) {
       sigs[i] = sig_text.data + sig_at[i];
       bodies[i] = body_text.data + body_at[i];

@@ -61,7 +61,7 @@ UFUNCS = {
     "bitwise_and": (2, 1, EXACT), "bitwise_or": (2, 1, EXACT),
     "bitwise_xor": (2, 1, EXACT), "invert": (1, 1, EXACT), "left_shift": (2, 1, EXACT),
     "right_shift": (2, 1, EXACT), "gcd": (2, 1, EXACT), "lcm": (2, 1, EXACT),
-    "bitwise_count": (1, 1, EXACT),
+    "bitwise_count": (1, 1, EXACT), "ldexp": (2, 1, EXACT), "frexp": (1, 2, EXACT),
 }
 # kiln's three-argument where(c, a, b) is numpy.where
 NUMPY_NAME = {}
