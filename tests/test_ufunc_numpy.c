@@ -477,9 +477,10 @@ done:
   kiln_ufunc_release(frexp_u);
 }
 
-/* NumPy's logical functions test a Python float's truth before any cast:
+/* NumPy's logical functions take a scalar's truth before any cast:
  * logical_xor(float32 array, 1e-300) treats 1e-300 as true although it
- * rounds to 0.0f, while arithmetic (add) sees the rounded 0.0f. */
+ * rounds to 0.0f (arithmetic, add, sees the rounded 0.0f), and a Python
+ * int out of an int8 array's range is no error there. */
 static void test_logical_weak_scalars(kiln_context *ctx) {
   enum { M = 37 };
   float x[M];
@@ -508,6 +509,22 @@ static void test_logical_weak_scalars(kiln_context *ctx) {
       }
       kiln_ufunc_release(u);
     }
+  /* a Python int out of an int8 array's range: its truth, no error */
+  {
+    int8_t small[M];
+    uint8_t r[M];
+    for (int i = 0; i < M; i++) small[i] = (int8_t)(i % 3 ? i : 0);
+    kiln_ufunc *la = NULL;
+    CHECK_OK(kiln_ufunc_builtin(ctx, "logical_and", &la));
+    int64_t n = M;
+    kiln_operand in[2] = {kiln_operand_host(small, KILN_INT8, 1, &n, NULL),
+                          kiln_operand_int(1000)};
+    kiln_operand out[1] = {kiln_operand_host_output(r, KILN_BOOL, 1, &n, NULL)};
+    if (la) CHECK_OK(kiln_ufunc_call(la, 2, in, 1, out, NULL));
+    for (int i = 0; la && i < M; i++)
+      CHECK_MSG(r[i] == (small[i] != 0), "logical_and(%d, 1000) = %d", small[i], r[i]);
+    kiln_ufunc_release(la);
+  }
   kiln_ufunc *add = NULL;
   CHECK_OK(kiln_ufunc_builtin(ctx, "add", &add));
   if (add) {

@@ -9,7 +9,6 @@
  * typed scalar. Then: the first signature that matches the inputs exactly,
  * else the first that each input casts to safely. */
 #include <stdio.h>
-#include <float.h>
 #include <string.h>
 
 #include "core/ufunc/ufunc_internal.h"
@@ -93,15 +92,23 @@ static kiln_status convert_scalar(const kiln_ufunc *u, int j, const kiln_operand
                      o->dtype == KILN_UINT32 || o->dtype == KILN_UINT64);
   int is_float = kiln_dtype_is_float(o->dtype);
   memset(out, 0, 8);
+  if (u->truth_only) {
+    /* NumPy's logical functions take each input's truth before any cast
+     * (their promoter picks the bool loop): a scalar passes 1 or 0 in the
+     * loop's dtype, so 1e-300 stays true against float32 and a Python int
+     * out of an int8 array's range is no error */
+    int truth = is_float ? o->value.f != 0 : o->value.i != 0; /* NaN is true */
+    float f = (float)truth;
+    double d = truth;
+    if (to == KILN_FLOAT32) memcpy(out, &f, sizeof f);
+    else if (to == KILN_FLOAT64) memcpy(out, &d, sizeof d);
+    else out[0] = (unsigned char)truth; /* bool and integers: little-endian 1 */
+    return KILN_OK;
+  }
   if (to == KILN_FLOAT32 || to == KILN_FLOAT64) {
     double v = is_float ? o->value.f : is_unsigned ? (double)o->value.u : (double)o->value.i;
     if (to == KILN_FLOAT32) {
       float f = (float)v;
-      /* NumPy's logical functions test a Python float's truth before any
-       * cast (their promoter picks the bool loop): 1e-300 is true there,
-       * though it rounds to 0.0f; keep it nonzero (a normal number, which
-       * no flush-to-zero mode turns into 0) */
-      if (u->truth_only && f == 0 && v != 0) f = v < 0 ? -FLT_MIN : FLT_MIN;
       memcpy(out, &f, sizeof f);
     } else {
       memcpy(out, &v, sizeof v);
