@@ -140,9 +140,10 @@ kiln_status kiln_opencl_module_binary(kiln_backend_device *device,
                                       size_t *size);
 kiln_status kiln_opencl_module_load_binary(kiln_backend_device *device, const void *binary,
                                            size_t size, kiln_backend_module **module);
-/* The options every program build on the device gets (the language
- * version, correctly rounded float division and sqrt where offered). */
-void kiln_opencl_base_options(kiln_backend_device *device, char *text, size_t size);
+/* Sets device->base_options, the options every program build on the
+ * device gets (the language version, correctly rounded float division and
+ * sqrt where offered). */
+void kiln_opencl_base_options_init(kiln_backend_device *device);
 kiln_status kiln_opencl_device_fingerprint(kiln_backend_device *device, char *text, size_t size);
 void kiln_opencl_module_unload(kiln_backend_device *device, kiln_backend_module *module);
 kiln_status kiln_opencl_function_get(kiln_backend_device *device,

@@ -20,12 +20,12 @@
  * traffic in element-wise kernels. */
 #define OPENCL_DIVIDE_SQRT_OPTION "-cl-fp32-correctly-rounded-divide-sqrt"
 
-void kiln_opencl_base_options(kiln_backend_device *device, char *text, size_t size) {
+void kiln_opencl_base_options_init(kiln_backend_device *device) {
   cl_device_fp_config single_config = 0;
   if (device->cl->clGetDeviceInfo(device->device, CL_DEVICE_SINGLE_FP_CONFIG,
                                   sizeof single_config, &single_config, NULL) != CL_SUCCESS)
     single_config = 0;
-  snprintf(text, size, "%s%s", OPENCL_STANDARD_OPTION,
+  snprintf(device->base_options, sizeof device->base_options, "%s%s", OPENCL_STANDARD_OPTION,
            (single_config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
                ? " " OPENCL_DIVIDE_SQRT_OPTION
                : "");

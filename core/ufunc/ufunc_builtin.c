@@ -146,8 +146,7 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
    * between them turned into pointers once all are written */
   kiln_strbuf sig_text = {0}, body_text = {0};
   size_t sig_at[MAX_SIGS], body_at[MAX_SIGS];
-  int n = nsig;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < nsig; i++) {
     sig_at[i] = sig_text.length;
     append_signature(chosen[i], chosen_dtype[i], &sig_text);
     kiln_strbuf_append_n(&sig_text, ")", 2); /* with its NUL */
@@ -159,11 +158,11 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
   if (status == KILN_OK) status = kiln_strbuf_status(&body_text);
   if (status == KILN_OK) {
     const char *sigs[MAX_SIGS], *bodies[MAX_SIGS];
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < nsig; i++) {
       sigs[i] = sig_text.data + sig_at[i];
       bodies[i] = body_text.data + body_at[i];
     }
-    status = kiln_ufunc_create_with_bodies(ctx, name, n, sigs, bodies, NULL, out);
+    status = kiln_ufunc_create_with_bodies(ctx, name, nsig, sigs, bodies, NULL, out);
   }
   if (status == KILN_OK) {
     /* what reductions need (core/reduce/), NumPy's: add and multiply have
