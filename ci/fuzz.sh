@@ -12,7 +12,9 @@ build="$root/build-fuzz"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
       -DKILN_WERROR=ON -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_BUILD_EXAMPLES=OFF \
       -DKILN_BUILD_TOOLS=OFF >/dev/null
-targets=(ufunc_signature kernel_params dtype_name environment gufunc_layout disk_cache_entry)
+# every tests/fuzz/fuzz_<target>.c (tests/fuzz.cmake builds the same list)
+targets=()
+for f in "$root"/tests/fuzz/fuzz_*.c; do t=$(basename "$f" .c); targets+=("${t#fuzz_}"); done
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}" 2>&1 |
   grep -Ev '^\[ *[0-9]+%\]|^-- ' || true
 mkdir -p "$build/findings"
