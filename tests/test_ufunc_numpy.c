@@ -7,6 +7,7 @@
  * float functions against libm; classification; the result dtypes NumPy 2
  * gives. Inputs are read through reversed host strides (non-contiguous),
  * sizes 0, 1 and a prime. */
+#include <float.h>
 #include <inttypes.h>
 
 #include "ufunc_testing.h"
@@ -348,6 +349,60 @@ static void test_float_ufuncs(kiln_context *ctx) {
   }
 }
 
+/* hypot near the overflow threshold: finite where C's is, within 2 ulp
+ * (CUDA's own hypot rounded hypot(DBL_MAX, 5e-151) up to inf), and
+ * hypot(inf, NaN) = inf as in C. */
+static void test_hypot_extremes(kiln_context *ctx) {
+  static const kiln_dtype floats[2] = {KILN_FLOAT32, KILN_FLOAT64};
+  for (int t = 0; t < 2; t++) {
+    double big = t ? DBL_MAX : FLT_MAX, a64[N], b64[N];
+    float a32[N], b32[N];
+    for (int i = 0; i < N; i++) {
+      /* mostly one magnitude near the threshold, the other from tiny to
+       * comparable; a few special pairs */
+      double x = big * harness_rand_uniform(0.5, 1.0), y = x * ldexp(1.0, -(int)(i % 80));
+      if (i % 4 == 1) y = t ? 5e-151 : 1e-30;
+      if (i % 97 == 0) {
+        x = INFINITY;
+        y = NAN;
+      }
+      if (i % 101 == 0) {
+        x = NAN;
+        y = 1.0;
+      }
+      if (i == 3) { /* the case CUDA's hypot got wrong */
+        x = big;
+        y = t ? 5e-151 : 1e-30;
+      }
+      if (harness_rand_u64() & 1) x = -x;
+      a32[i] = (float)x;
+      b32[i] = (float)y;
+      a64[i] = t ? x : a32[i];
+      b64[i] = t ? y : b32[i];
+    }
+    void *inputs[2] = {t ? (void *)a64 : (void *)a32, t ? (void *)b64 : (void *)b32};
+    double r[N];
+    void *results[1] = {r};
+    kiln_dtype od;
+    if (!run(ctx, "hypot", 2, inputs, floats[t], N, results, &od)) continue;
+    int failures = 0;
+    for (int i = 0; i < N && failures < 3; i++) {
+      double x = a64[N - 1 - i], y = b64[N - 1 - i];
+      double want = t ? hypot(x, y) : (double)hypotf((float)x, (float)y);
+      double got = harness_get(r, floats[t], i);
+      double ulp = t ? nextafter(fabs(want), INFINITY) - fabs(want)
+                     : (double)(nextafterf((float)fabs(want), INFINITY) - (float)fabs(want));
+      int ok = (isnan(want) && isnan(got)) || got == want ||
+               (isfinite(want) && isfinite(got) && fabs(got - want) <= 2 * ulp);
+      if (!ok) {
+        failures++;
+        harness_fail(__FILE__, __LINE__, "hypot(%s: %.17g, %.17g) = %.17g, want %.17g",
+                     kiln_dtype_name(floats[t]), x, y, got, want);
+      }
+    }
+  }
+}
+
 /* NumPy 2's result dtypes for the loops this issue added. */
 static void test_result_dtypes(kiln_context *ctx) {
   static const struct {
@@ -546,6 +601,7 @@ int main(int argc, char **argv) {
       {"result_dtypes", test_result_dtypes},
       {"logical_weak_scalars", test_logical_weak_scalars},
       {"ldexp_frexp", test_ldexp_frexp},
+      {"hypot_extremes", test_hypot_extremes},
       {NULL, NULL},
   };
   return harness_main(argc, argv, tests);

@@ -138,6 +138,7 @@ KILN_CAS_ADD(kiln_atomic_add_local_f64, __local, double, uint64_t, atom_cmpxchg,
 #define atanhf(x) atanh((float)(x))
 #define powf(x, y) pow((float)(x), (float)(y))
 #define hypotf(x, y) hypot((float)(x), (float)(y))
+#define kiln_hypot(x, y) hypot(x, y) /* finite up to the overflow threshold (CUDA: scaled) */
 #define fabsf(x) fabs((float)(x))
 #define floorf(x) floor((float)(x))
 #define ceilf(x) ceil((float)(x))
