@@ -79,6 +79,7 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 }
 
 #define kiln_barrier() __syncthreads()
+#define kiln_barrier32() __syncthreads()
 
 /* ---- atomics (return the old value); shared memory uses the same
  * instructions through generic pointers --------------------------------- */
