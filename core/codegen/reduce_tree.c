@@ -163,8 +163,19 @@ void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
                         spec->combine);
 }
 
-void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int keep_ndim,
-                    int red_ndim, const char *entry, kiln_strbuf *b) {
+int kiln_rt_batch(const kiln_rt_spec *spec, int wide) {
+  /* Measured on an H100 (reduce_bench, batches of 1 to 16): a pass that
+   * fills the GPU runs a plain combine fastest as a simple loop, which the
+   * compiler pipelines itself (sum of 1e8: 0.158 ms, 0.194 with batches of
+   * 8), while the arg comparison, a chain of selects, gains from batches
+   * of 8 (argmax of 1e8: 0.311 -> 0.191 ms). A pass of a few chunks (the
+   * partials of a large reduction) has one lane's 128 loads as its time. */
+  if (wide) return spec->arg ? 16 : KILN_RT_MAX_BATCH;
+  return spec->arg ? 8 : 1;
+}
+
+void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int batch,
+                    int keep_ndim, int red_ndim, const char *entry, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   const char *outt = kiln_dtype_kernel_type(last ? spec->out : spec->acc);
   int arg = spec->arg != 0, keep = first || last;
@@ -220,19 +231,16 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   if (first) append_input_bases(b, spec, keep_ndim, "      ");
   /* a lane's elements in order: its first, then the rest in batches of
    * loads, each predicated on the chunk's end so that a whole batch is in
-   * flight at once, combined in order (the same bits as one at a time).
-   * Measured on an H100 (reduce_bench, batches of 1 to 16): the arg
-   * comparison, a chain of selects, gains from batches of 8 (argmax 1e8:
-   * 0.311 -> 0.191 ms); a plain combine is fastest as a simple loop, which
-   * the compiler pipelines itself (sum 1e8: 0.158 ms, 0.194 with 8). */
-  int batch = arg ? 8 : 1;
+   * flight at once, combined in order (the same bits as one at a time) */
+  if (batch < 1) batch = 1;
+  if (batch > KILN_RT_MAX_BATCH) batch = KILN_RT_MAX_BATCH;
   kiln_strbuf_append(b,
                      "      int64_t kk = k0 + lane;\n"
                      "      if (kk < kend) {\n");
   append_element(b, spec, first, red_ndim, "kk", "acc", "ai");
   kiln_strbuf_appendf(b, "        for (kk += %d; kk < kend; kk += %d) {\n", KILN_RT_LANES,
                       batch * KILN_RT_LANES);
-  char mv[8][8], iv[8][8];
+  char mv[KILN_RT_MAX_BATCH][8], iv[KILN_RT_MAX_BATCH][8];
   for (int u = 0; u < batch; u++) {
     char index[32];
     snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
@@ -331,21 +339,23 @@ kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout 
 
 typedef struct rt_request {
   const kiln_rt_spec *spec;
-  int first, last, col, keep_ndim, red_ndim;
+  int first, last, col, batch, keep_ndim, red_ndim;
   const char *entry;
 } rt_request;
 
 static kiln_status rt_generate(void *data, kiln_strbuf *source) {
   const rt_request *r = data;
-  kiln_rt_source(r->spec, r->first, r->last, r->col, r->keep_ndim, r->red_ndim, r->entry, source);
+  kiln_rt_source(r->spec, r->first, r->last, r->col, r->batch, r->keep_ndim, r->red_ndim, r->entry,
+                 source);
   return KILN_OK;
 }
 
 static kiln_status get_program(kiln_context *ctx, const rt_request *r, kiln_program **program) {
   kiln_strbuf key = {0};
   const kiln_rt_spec *s = r->spec;
-  kiln_strbuf_appendf(&key, "\1rt|%s|%d%d%d|%d|%d|%d|%d|%d|%d|", s->name, r->first, r->last, r->col,
-                      r->keep_ndim, r->red_ndim, (int)s->acc, (int)s->out, s->arg, s->ninputs);
+  kiln_strbuf_appendf(&key, "\1rt|%s|%d%d%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->first, r->last,
+                      r->col, r->batch, r->keep_ndim, r->red_ndim, (int)s->acc, (int)s->out, s->arg,
+                      s->ninputs);
   for (int j = 0; j < s->ninputs; j++) kiln_strbuf_appendf(&key, "%d,", (int)s->inputs[j]);
   const char *parts[4] = {s->preamble, s->map, s->combine, s->post};
   for (int i = 0; i < 4; i++) {
@@ -454,7 +464,12 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
     int pcol = first ? col : M > 1;
     char entry[96];
     snprintf(entry, sizeof entry, "kiln_reduce_%s", spec->name);
-    rt_request req = {spec, first, last, pcol, keep.ndim, red.ndim, entry};
+    /* on a GPU, a pass of fewer chunks than a few per compute unit is
+     * bound by latency, not bandwidth */
+    int wide = ctx->info.type != KILN_DEVICE_CPU &&
+               (uint64_t)(M * counts[p]) < (uint64_t)ctx->info.compute_units * 16;
+    rt_request req = {spec, first, last, pcol, kiln_rt_batch(spec, wide), keep.ndim, red.ndim,
+                      entry};
     kiln_program *program = NULL;
     status = get_program(ctx, &req, &program);
     if (status != KILN_OK) break;

@@ -23,6 +23,7 @@
 #define KILN_RT_LANES 32
 #define KILN_RT_MAX_GROUP 256
 #define KILN_RT_MAX_INPUTS 16
+#define KILN_RT_MAX_BATCH 32
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
 
 typedef struct kiln_rt_spec {
@@ -58,10 +59,16 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
 /* Appends the kernel source of one pass. first: reads the inputs through
  * the map (else acc partials); last: writes out through post (else acc
  * partials); col: 1 the column variant, KILN_RT_SERIAL one work-item per
- * output (only first and last: one chunk); keep_ndim/red_ndim: merged
- * dims. */
-void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int keep_ndim,
-                    int red_ndim, const char *entry, kiln_strbuf *out);
+ * output (only first and last: one chunk); batch: loads a lane has in
+ * flight at once, 1..KILN_RT_MAX_BATCH (kiln_rt_batch); keep_ndim/red_ndim:
+ * merged dims. The order of operations does not depend on batch. */
+void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int batch,
+                    int keep_ndim, int red_ndim, const char *entry, kiln_strbuf *out);
+
+/* The batch of loads for a pass of spec: wide for a pass too small to fill
+ * a GPU (its time is the latency of a lane's loads one batch after
+ * another), else what measured fastest for a pass that fills it. */
+int kiln_rt_batch(const kiln_rt_spec *spec, int wide);
 
 /* The value stored in the output for an accumulated `a` (the post-map,
  * cast to spec->out), written into out. */

@@ -22,7 +22,10 @@ static kiln_status add_source(kiln_catalog *c, const char *what, kiln_strbuf *b)
 static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last, int col,
                             int keep_ndim, int red_ndim) {
   kiln_strbuf b = {0};
-  kiln_rt_source(spec, first, last, col, keep_ndim, red_ndim, "kiln_reduce_catalog", &b);
+  /* a first pass with the batch of a pass that fills the device, later
+   * passes (partials, few) with the wide one, as they usually run */
+  kiln_rt_source(spec, first, last, col, kiln_rt_batch(spec, !first), keep_ndim, red_ndim,
+                 "kiln_reduce_catalog", &b);
   char what[128];
   snprintf(what, sizeof what, "reduction %s pass %d%d%d %d/%d", spec->name, first, last, col,
            keep_ndim, red_ndim);
