@@ -3,6 +3,7 @@
 #define KILN_DTYPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "kiln/status.h"
 
 #ifdef __cplusplus
@@ -45,6 +46,24 @@ KILN_API int kiln_dtype_can_cast_safely(kiln_dtype from, kiln_dtype to);
 
 /* Nonzero for float32/float64. */
 KILN_API int kiln_dtype_is_float(kiln_dtype dtype);
+
+/* ---- float16 on the host -------------------------------------------------
+ * A float16 element is its IEEE binary16 bit pattern in a uint16_t. These
+ * conversions are the kernel language's (the same code, compiled for the
+ * host) and NumPy's (npy_float_to_half and friends): round to nearest, ties
+ * to even; subnormals exact; values at or beyond 65520 in magnitude become
+ * infinities; a NaN stays a NaN of the same sign, keeping the top bits of
+ * its payload (a payload that would be lost becomes 1). Never fail. */
+
+/* The float16 nearest to x (the bits). */
+KILN_API uint16_t kiln_float16_from_float(float x);
+
+/* The float16 nearest to x, rounded once from the double (not through a
+ * float, which could round twice), as NumPy's float64 -> float16 cast. */
+KILN_API uint16_t kiln_float16_from_double(double x);
+
+/* The value of the float16 with bits h; exact (every float16 is a float). */
+KILN_API float kiln_float16_to_float(uint16_t h);
 
 #ifdef __cplusplus
 }
