@@ -132,10 +132,37 @@ static void test_double_rounding(kiln_context *unused) {
   CHECK(kiln_float16_from_double(-1e-300) == 0x8000u);
 }
 
+static void test_names(kiln_context *unused) {
+  (void)unused;
+  static const char *const names[] = {"float16", "f2", "e", "half"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    kiln_dtype d = KILN_DTYPE_COUNT;
+    CHECK_OK(kiln_dtype_from_name(names[i], &d));
+    CHECK(d == KILN_FLOAT16);
+  }
+  CHECK(kiln_dtype_size(KILN_FLOAT16) == 2);
+  CHECK(kiln_dtype_is_float(KILN_FLOAT16));
+  CHECK(strcmp(kiln_dtype_name(KILN_FLOAT16), "float16") == 0);
+  CHECK(strcmp(kiln_dtype_kernel_type(KILN_FLOAT16), "kiln_half") == 0);
+  /* NumPy's safe casts into and out of float16 */
+  static const kiln_dtype safe_in[] = {KILN_BOOL, KILN_INT8, KILN_UINT8, KILN_FLOAT16};
+  for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
+    int want = 0;
+    for (size_t i = 0; i < sizeof safe_in / sizeof safe_in[0]; i++)
+      want |= (int)safe_in[i] == d;
+    CHECK_MSG(kiln_dtype_can_cast_safely((kiln_dtype)d, KILN_FLOAT16) == want, "%s -> float16",
+              kiln_dtype_name((kiln_dtype)d));
+    int out = d == KILN_FLOAT16 || d == KILN_FLOAT32 || d == KILN_FLOAT64;
+    CHECK_MSG(kiln_dtype_can_cast_safely(KILN_FLOAT16, (kiln_dtype)d) == out, "float16 -> %s",
+              kiln_dtype_name((kiln_dtype)d));
+  }
+}
+
 static const harness_test tests[] = {
     {"every_pattern", test_every_pattern},
     {"float_rounding", test_float_rounding},
     {"double_rounding", test_double_rounding},
+    {"names", test_names},
     {0},
 };
 
