@@ -8,6 +8,8 @@ file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-icd-vendors)
 kiln_conformance_test(no_driver SOURCES test_no_driver.c NO_BACKEND
   ENV "OCL_ICD_VENDORS=${CMAKE_CURRENT_BINARY_DIR}/no-icd-vendors;OCL_ICD_FILENAMES=")
 kiln_conformance_test(random_host SOURCES test_random_host.c NO_BACKEND)
+kiln_conformance_test(float16_host SOURCES test_float16_host.c NO_BACKEND)
+kiln_conformance_test(float16 SOURCES test_float16.c)
 # Every kernel of the suite and every built-in kernel, compiled for GPU
 # targets this machine lacks (skipped with the reason when the compiler
 # library is absent).

@@ -83,6 +83,7 @@ static void store(void *data, kiln_dtype dtype, int64_t i, double v) {
     case KILN_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; break;
     case KILN_FLOAT32: ((float *)data)[i] = (float)v; break;
     case KILN_FLOAT64: ((double *)data)[i] = v; break;
+    case KILN_FLOAT16: ((uint16_t *)data)[i] = kiln_float16_from_double(v); break;
     default: break;
   }
 }
@@ -126,6 +127,7 @@ double harness_get(const void *data, kiln_dtype dtype, int64_t i) {
     case KILN_UINT64: return (double)((const uint64_t *)data)[i];
     case KILN_FLOAT32: return ((const float *)data)[i];
     case KILN_FLOAT64: return ((const double *)data)[i];
+    case KILN_FLOAT16: return kiln_float16_to_float(((const uint16_t *)data)[i]);
     default: return NAN;
   }
 }

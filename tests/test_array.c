@@ -9,6 +9,7 @@ static double host_cast(double v, kiln_dtype to) {
   /* the value a NumPy unsafe cast stores (for in-range values) */
   switch (to) {
     case KILN_BOOL: return v != 0;
+    case KILN_FLOAT16: return kiln_float16_to_float(kiln_float16_from_double(v));
     case KILN_FLOAT32: return (float)v;
     case KILN_FLOAT64: return v;
     default: return trunc(v);

@@ -320,6 +320,10 @@ static void test_dlpack_round_trip(kiln_context *ctx) {
       REQUIRE_OK(kiln_array_from_host(ctx, dtype, 1, &n, NULL, data, &a));
       void *p;
       REQUIRE_OK(kiln_array_to_dlpack(a, &p));
+      if (dtype == KILN_FLOAT16) { /* DLPack's float16: kDLFloat, 16 bits */
+        const DLDataType t = ((DLManagedTensor *)p)->dl_tensor.dtype;
+        CHECK(t.code == kDLFloat && t.bits == 16 && t.lanes == 1);
+      }
       int deletes = 0;
       kiln_array *b;
       REQUIRE_OK(kiln_array_from_dlpack(ctx, counted_wrap(p, &deletes), &b));
@@ -338,6 +342,7 @@ static void test_dlpack_round_trip(kiln_context *ctx) {
         for (int64_t i = 0; i < n; i++) {
           double want = harness_get(data, dtype, i) + (i % 2 == 1 ? 1.0 : 0.0);
           if (dtype == KILN_FLOAT32) want = (float)want; /* the sum rounds to float32 */
+          if (dtype == KILN_FLOAT16) want = kiln_float16_to_float(kiln_float16_from_double(want));
           CHECK_MSG(harness_get(got, dtype, i) == want, "%s n=%lld [%lld]: %.9g, expected %.9g",
                     kiln_dtype_name(dtype), (long long)n, (long long)i,
                     harness_get(got, dtype, i), want);
@@ -412,7 +417,7 @@ static void test_dlpack_import_errors(kiln_context *ctx) {
   EXPECT(KILN_ERROR_INVALID_ARGUMENT, "device type");
   c->dl_tensor.dtype.lanes = 2;
   EXPECT(KILN_ERROR_INVALID_ARGUMENT, "lanes");
-  c->dl_tensor.dtype.bits = 16;
+  c->dl_tensor.dtype.bits = 24;
   EXPECT(KILN_ERROR_INVALID_ARGUMENT, "no kiln dtype");
   c->dl_tensor.dtype.code = kDLBfloat;
   EXPECT(KILN_ERROR_INVALID_ARGUMENT, "no kiln dtype");

@@ -11,6 +11,9 @@
  *   float64 other functions: 1e-12 relative, 1e-14 absolute
  *   float32 arithmetic and sqrt: 2e-7 (about one ulp)
  *   float32 other functions: 1e-5 relative, 1e-6 absolute
+ *   float16 (computed in float32 and rounded, as NumPy): the float32
+ *           reference rounded to float16, exactly for the correctly
+ *           rounded operations, else within one float16 ulp
  * Integer results and comparisons are exact. */
 #include "ufunc_testing.h"
 
@@ -120,11 +123,35 @@ static int run_builtin(kiln_context *ctx, const char *name, int nin, void *const
   return ok;
 }
 
+/* One float16 ulp at x's magnitude (an infinity counts as 65536, so that
+ * 65504 and inf are one step apart). */
+static double float16_ulp(double x) {
+  x = fabs(x);
+  if (isinf(x)) x = 65536;
+  if (x < 6.103515625e-05) return 5.9604644775390625e-08;
+  int e;
+  frexp(x, &e);
+  return ldexp(1, e - 11);
+}
+
+/* float16: NumPy computes in float32 and rounds, so the reference is the
+ * float32 result (of the double reference) rounded to float16: exact for
+ * the correctly rounded operations, one float16 ulp for the others (their
+ * float32 results differ from libm's in the last bits, which moves a
+ * rounding at most one step). */
+static int float16_matches(const float_case *fc, double want_double, double got) {
+  double want = kiln_float16_to_float(kiln_float16_from_float((float)want_double));
+  if (got == want || (isnan(got) && isnan(want))) return 1;
+  if (fc->basic) return 0;
+  double g = isinf(got) ? copysign(65536, got) : got, w = isinf(want) ? copysign(65536, want) : want;
+  return fabs(g - w) <= float16_ulp(want) + 3e-7;
+}
+
 static void test_float_functions(kiln_context *ctx) {
-  static const kiln_dtype floats[2] = {KILN_FLOAT32, KILN_FLOAT64};
+  static const kiln_dtype floats[3] = {KILN_FLOAT16, KILN_FLOAT32, KILN_FLOAT64};
   for (int c = 0; c < NFLOAT; c++) {
     const float_case *fc = &float_cases[c];
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < 3; t++) {
       kiln_dtype dtype = floats[t];
       void *inputs[2];
       kiln_dtype dtypes[2] = {dtype, dtype};
@@ -132,7 +159,8 @@ static void test_float_functions(kiln_context *ctx) {
         inputs[j] = malloc(N * 8);
         for (int64_t i = 0; i < N; i++) {
           double v = harness_rand_uniform(fc->lo[j], fc->hi[j]);
-          if (dtype == KILN_FLOAT32) ((float *)inputs[j])[i] = (float)v;
+          if (dtype == KILN_FLOAT16) ((uint16_t *)inputs[j])[i] = kiln_float16_from_double(v);
+          else if (dtype == KILN_FLOAT32) ((float *)inputs[j])[i] = (float)v;
           else ((double *)inputs[j])[i] = v;
         }
       }
@@ -149,7 +177,8 @@ static void test_float_functions(kiln_context *ctx) {
           double a = harness_get(inputs[0], dtype, i);
           double b = fc->nin > 1 ? harness_get(inputs[1], dtype, i) : 0;
           double want = fc->ref(a, b), got = harness_get(result, dtype, i);
-          int ok = got == want || fabs(got - want) <= atol + rtol * fabs(want);
+          int ok = dtype == KILN_FLOAT16 ? float16_matches(fc, want, got)
+                                         : got == want || fabs(got - want) <= atol + rtol * fabs(want);
           if (!ok) {
             failures++;
             harness_fail(__FILE__, __LINE__, "%s(%.17g, %.17g) %s = %.17g, libm %.17g (rtol %g)",
@@ -359,12 +388,16 @@ static void test_comparisons_and_where(kiln_context *ctx) {
     CHECK(r[0] == 0 && r[1] == 1 && r[2] == 1 && r[3] == 1);
 }
 
-/* NumPy's np.promote_types for the ten numeric dtypes, in kiln_dtype order
- * int8 uint8 int16 uint16 int32 uint32 int64 uint64 float32 float64, one
- * letter per result: b B h H i I l L f d (NumPy's type characters). */
-static const char *const numpy_promotion[10] = {
-    "bhhiilldfd", "hBhHiIlLfd", "hhhiilldfd", "iHiHiIlLfd", "iiiiillddd",
-    "lIlIlIlLdd", "lllllllddd", "dLdLdLdLdd", "ffffddddfd", "dddddddddd",
+/* NumPy's np.promote_types for the eleven numeric dtypes, in the order
+ * int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 float32
+ * float64, one letter per result: b B h H i I l L e f d (NumPy's type
+ * characters; printed by NumPy 2.4). */
+static const kiln_dtype numeric[11] = {KILN_INT8,   KILN_UINT8,  KILN_INT16,   KILN_UINT16,
+                                       KILN_INT32,  KILN_UINT32, KILN_INT64,   KILN_UINT64,
+                                       KILN_FLOAT16, KILN_FLOAT32, KILN_FLOAT64};
+static const char *const numpy_promotion[11] = {
+    "bhhiilldefd", "hBhHiIlLefd", "hhhiilldffd", "iHiHiIlLffd", "iiiiilldddd", "lIlIlIlLddd",
+    "llllllldddd", "dLdLdLdLddd", "eeffddddefd", "ffffddddffd", "ddddddddddd",
 };
 
 static kiln_dtype from_char(char c) {
@@ -377,6 +410,7 @@ static kiln_dtype from_char(char c) {
     case 'I': return KILN_UINT32;
     case 'l': return KILN_INT64;
     case 'L': return KILN_UINT64;
+    case 'e': return KILN_FLOAT16;
     case 'f': return KILN_FLOAT32;
     default: return KILN_FLOAT64;
   }
@@ -386,9 +420,9 @@ static void test_mixed_dtype_promotion(kiln_context *ctx) {
   kiln_ufunc *add = NULL;
   REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));
   int64_t n = 3;
-  for (int x = 0; x < 10; x++)
-    for (int y = 0; y < 10; y++) {
-      kiln_dtype dx = (kiln_dtype)(KILN_INT8 + x), dy = (kiln_dtype)(KILN_INT8 + y);
+  for (int x = 0; x < 11; x++)
+    for (int y = 0; y < 11; y++) {
+      kiln_dtype dx = numeric[x], dy = numeric[y];
       kiln_dtype want = from_char(numpy_promotion[x][y]);
       kiln_array *a = random_array(ctx, dx, 1, &n, 1, 50), *b = random_array(ctx, dy, 1, &n, 1, 50);
       kiln_array *r = NULL;
@@ -403,9 +437,10 @@ static void test_mixed_dtype_promotion(kiln_context *ctx) {
         CHECK_OK(kiln_array_to_host(a, ha, NULL));
         CHECK_OK(kiln_array_to_host(b, hb, NULL));
         CHECK_OK(kiln_array_to_host(r, hr, NULL));
+        /* a float16 sum of values up to 50 rounds to 11 bits */
         for (int i = 0; i < 3; i++)
           CHECK_CLOSE(harness_get(hr, want, i), harness_get(ha, dx, i) + harness_get(hb, dy, i),
-                      1e-7, 0);
+                      want == KILN_FLOAT16 ? 1e-3 : 1e-7, 0);
       }
       kiln_array_release(a);
       kiln_array_release(b);

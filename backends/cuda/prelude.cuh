@@ -127,3 +127,28 @@ KILN_DEVICE float kiln_hypot(float x, float y) {
   if (isinf(a) || isinf(b)) return __int_as_float(0x7f800000);
   return (float)sqrt(a * a + b * b);
 }
+
+/* ---- bits of floats, and float16 conversions ------------------------------
+ * PTX's cvt converts to and from f16 on every target NVRTC compiles for,
+ * with no header and no extension: the 16 bits live in a .b16 register. */
+KILN_DEVICE uint32_t kiln_float_as_uint32(float x) { return __float_as_uint(x); }
+KILN_DEVICE float kiln_uint32_as_float(uint32_t x) { return __uint_as_float(x); }
+KILN_DEVICE uint64_t kiln_double_as_uint64(double x) {
+  return (uint64_t)__double_as_longlong(x);
+}
+#define KILN_HAS_NATIVE_HALF 1
+KILN_DEVICE float kiln_half_bits_to_float(uint16_t h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+KILN_DEVICE uint16_t kiln_float_to_half_bits(float x) {
+  uint16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+  return h;
+}
+KILN_DEVICE uint16_t kiln_double_to_half_bits(double x) {
+  uint16_t h;
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
+  return h;
+}

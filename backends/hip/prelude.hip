@@ -106,3 +106,22 @@ KILN_DEVICE double kiln_atomic_add_local_f64(double *p, double v) { return atomi
 #define KILN_INFINITY __builtin_huge_valf()
 #define KILN_NAN __builtin_nanf("")
 #define kiln_hypot(x, y) hypot(x, y) /* finite up to the overflow threshold (CUDA: scaled) */
+
+/* ---- bits of floats, and float16 conversions ------------------------------
+ * hiprtc is clang: _Float16 is a core type on AMD GPUs (no header), its
+ * conversions the hardware's, rounded to nearest even. */
+KILN_DEVICE uint32_t kiln_float_as_uint32(float x) { return __builtin_bit_cast(uint32_t, x); }
+KILN_DEVICE float kiln_uint32_as_float(uint32_t x) { return __builtin_bit_cast(float, x); }
+KILN_DEVICE uint64_t kiln_double_as_uint64(double x) {
+  return __builtin_bit_cast(uint64_t, x);
+}
+#define KILN_HAS_NATIVE_HALF 1
+KILN_DEVICE float kiln_half_bits_to_float(uint16_t h) {
+  return (float)__builtin_bit_cast(_Float16, h);
+}
+KILN_DEVICE uint16_t kiln_float_to_half_bits(float x) {
+  return __builtin_bit_cast(uint16_t, (_Float16)x);
+}
+KILN_DEVICE uint16_t kiln_double_to_half_bits(double x) {
+  return __builtin_bit_cast(uint16_t, (_Float16)x);
+}

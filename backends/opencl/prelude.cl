@@ -110,6 +110,30 @@ KILN_CAS_ADD(kiln_atomic_add_local_f64, __local, double, uint64_t, atom_cmpxchg,
  * OpenCL's builtins are already overloaded for float and double under the
  * C names (sqrt, exp, isnan, ...). The C -f spellings become the overloaded
  * builtin on a float argument, as in C. */
+/* ---- bits of floats, and float16 conversions ------------------------------
+ * vload_half / vstore_half_rte are core OpenCL 1.2 (no cl_khr_fp16): half
+ * is usable as a pointer target, so the 16 bits are converted through a
+ * private pointer. */
+KILN_DEVICE uint32_t kiln_float_as_uint32(float x) { return as_uint(x); }
+KILN_DEVICE float kiln_uint32_as_float(uint32_t x) { return as_float(x); }
+#ifdef KILN_HAS_DOUBLE
+KILN_DEVICE uint64_t kiln_double_as_uint64(double x) { return as_ulong(x); }
+#endif
+#define KILN_HAS_NATIVE_HALF 1
+KILN_DEVICE float kiln_half_bits_to_float(uint16_t h) { return vload_half(0, (const half *)&h); }
+KILN_DEVICE uint16_t kiln_float_to_half_bits(float x) {
+  uint16_t h;
+  vstore_half_rte(x, 0, (half *)&h);
+  return h;
+}
+#ifdef KILN_HAS_DOUBLE
+KILN_DEVICE uint16_t kiln_double_to_half_bits(double x) {
+  uint16_t h;
+  vstore_half_rte(x, 0, (half *)&h);
+  return h;
+}
+#endif
+
 #define KILN_INFINITY INFINITY
 #define KILN_NAN NAN
 

@@ -56,6 +56,11 @@ struct kiln_array {
   int64_t size;                   /* product of shape */
 };
 
+/* Writes v as one element of float dtype `to` (float16, float32, float64;
+ * each rounded once from the double) into out, little-endian, the rest of
+ * the 8 bytes zero. The one host conversion of scalars to float dtypes. */
+void kiln_dtype_float_bytes(kiln_dtype to, double v, unsigned char out[8]);
+
 /* Checks ndim/shape/dtype and computes the element count, rejecting
  * negative extents and products or byte sizes that overflow int64. */
 kiln_status kiln_shape_validate(kiln_dtype dtype, int ndim, const int64_t *shape,

@@ -1,6 +1,7 @@
 /* core/array/dtype.c: dtype sizes, names and NumPy's safe-casting table. */
 #include <string.h>
 
+#include "core/array/array_internal.h"
 #include "core/runtime/error.h"
 #include "kiln/dtype.h"
 
@@ -23,6 +24,7 @@ static const dtype_desc dtypes[KILN_DTYPE_COUNT] = {
     [KILN_UINT64] = {"uint64", "uint64_t", 8, 'u'},
     [KILN_FLOAT32] = {"float32", "float", 4, 'f'},
     [KILN_FLOAT64] = {"float64", "double", 8, 'f'},
+    [KILN_FLOAT16] = {"float16", "kiln_half", 2, 'f'},
 };
 
 static int dtype_valid(kiln_dtype d) { return (int)d >= 0 && d < KILN_DTYPE_COUNT; }
@@ -50,7 +52,8 @@ kiln_status kiln_dtype_from_name(const char *name, kiln_dtype *out) {
       {"u1", KILN_UINT8},    {"i2", KILN_INT16},    {"u2", KILN_UINT16},
       {"i4", KILN_INT32},    {"u4", KILN_UINT32},   {"i8", KILN_INT64},
       {"u8", KILN_UINT64},   {"f4", KILN_FLOAT32},  {"f8", KILN_FLOAT64},
-      {"float", KILN_FLOAT32}, {"double", KILN_FLOAT64},
+      {"float", KILN_FLOAT32}, {"double", KILN_FLOAT64}, {"f2", KILN_FLOAT16},
+      {"e", KILN_FLOAT16},     {"half", KILN_FLOAT16},
   };
   KILN_CHECK_ARG(name);
   KILN_CHECK_ARG(out);
@@ -68,13 +71,14 @@ kiln_status kiln_dtype_from_name(const char *name, kiln_dtype *out) {
   }
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                         "unknown dtype '%s'; valid: bool, int8, uint8, int16, uint16, "
-                        "int32, uint32, int64, uint64, float32, float64",
+                        "int32, uint32, int64, uint64, float16, float32, float64",
                         name);
 }
 
 /* NumPy's np.can_cast(from, to, 'safe'): bool to anything; an integer to a
- * wider one of a kind that holds every value; ints to a wider float, and
- * (as NumPy has it) 64-bit ints to float64; floats only widen. */
+ * wider one of a kind that holds every value; ints to a wider float (8-bit
+ * ints to float16, 16-bit to float32, 32-bit to float64) and (as NumPy has
+ * it) 64-bit ints to float64; floats only widen. */
 int kiln_dtype_can_cast_safely(kiln_dtype from, kiln_dtype to) {
   if (!dtype_valid(from) || !dtype_valid(to)) return 0;
   if (from == to) return 1;
@@ -93,4 +97,17 @@ int kiln_dtype_can_cast_safely(kiln_dtype from, kiln_dtype to) {
     case 'f': return t->kind == 'f' && t->size >= f->size;
   }
   return 0;
+}
+
+void kiln_dtype_float_bytes(kiln_dtype to, double v, unsigned char out[8]) {
+  memset(out, 0, 8);
+  if (to == KILN_FLOAT16) {
+    uint16_t h = kiln_float16_from_double(v);
+    memcpy(out, &h, sizeof h);
+  } else if (to == KILN_FLOAT32) {
+    float f = (float)v;
+    memcpy(out, &f, sizeof f);
+  } else {
+    memcpy(out, &v, sizeof v);
+  }
 }

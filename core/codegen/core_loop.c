@@ -54,15 +54,27 @@ static void append_accessor(const kiln_core_loop *loop, int k, kiln_strbuf *b) {
   kiln_strbuf_append(b, "(");
   for (int c = 0; c < o->ndim; c++) kiln_strbuf_appendf(b, "%skiln_a%d", c ? ", " : "", c);
   kiln_strbuf_append(b, ") (");
-  int cast = input && o->memory != o->body_type;
-  if (cast && o->body_type == KILN_BOOL) kiln_strbuf_append(b, "(kiln_bool)(0 != ");
-  else if (cast) kiln_strbuf_appendf(b, "(%s)", kiln_dtype_kernel_type(o->body_type));
-  kiln_strbuf_appendf(b, "kiln_p%d[", k);
+  /* an input reads as its signature type (a float16 element as a float
+   * value); an output is an lvalue of its memory type */
+  kiln_strbuf element = {0};
+  kiln_strbuf_appendf(&element, "kiln_p%d[", k);
   for (int c = 0; c < o->ndim; c++) {
-    kiln_strbuf_appendf(b, "%s(kiln_a%d)", c ? " + " : "", c);
-    if (!o->unit[c]) kiln_strbuf_appendf(b, " * kiln_t%d_%d", k, c);
+    kiln_strbuf_appendf(&element, "%s(kiln_a%d)", c ? " + " : "", c);
+    if (!o->unit[c]) kiln_strbuf_appendf(&element, " * kiln_t%d_%d", k, c);
   }
-  kiln_strbuf_append(b, cast && o->body_type == KILN_BOOL ? "]))\n" : "])\n");
+  kiln_strbuf_append(&element, "]");
+  if (element.failed) {
+    b->failed = 1;
+  } else if (input) {
+    char load[1024], cast[1200];
+    kiln_ew_load_expression(o->memory, element.data, load, sizeof load);
+    kiln_ew_cast_expression(o->memory, o->body_type, load, cast, sizeof cast);
+    kiln_strbuf_append(b, cast);
+  } else {
+    kiln_strbuf_append(b, element.data);
+  }
+  kiln_strbuf_free(&element);
+  kiln_strbuf_append(b, ")\n");
   /* KILN_DATA(name) and KILN_STRIDE(name, c) for helper functions */
   kiln_strbuf_append(b, "#define kiln_data_");
   append_name(b, o);
@@ -86,7 +98,7 @@ static void append_undef(kiln_strbuf *b, const char *prefix, const kiln_core_ope
 static void append_body_function(const kiln_core_loop *loop, kiln_strbuf *b) {
   int nops = loop->nin + loop->nout;
   const char *ret = loop->returns_value
-                        ? kiln_dtype_kernel_type(loop->operands[loop->nin].body_type)
+                        ? kiln_ew_value_type(loop->operands[loop->nin].body_type)
                         : "void";
   kiln_strbuf_appendf(b, "KILN_DEVICE %s %s_body(", ret, loop->entry);
   int first = 1;
@@ -106,10 +118,10 @@ static void append_body_function(const kiln_core_loop *loop, kiln_strbuf *b) {
       for (int c = 0; c < o->ndim; c++)
         if (!o->unit[c]) kiln_strbuf_appendf(b, ", int64_t kiln_t%d_%d", k, c);
     } else if (input) {
-      kiln_strbuf_appendf(b, "%s ", kiln_dtype_kernel_type(o->body_type));
+      kiln_strbuf_appendf(b, "%s ", kiln_ew_value_type(o->body_type));
       append_name(b, o);
     } else {
-      kiln_strbuf_appendf(b, "%s *kiln_out_%d", kiln_dtype_kernel_type(o->body_type), k);
+      kiln_strbuf_appendf(b, "%s *kiln_out_%d", kiln_ew_value_type(o->body_type), k);
     }
   }
   if (first) kiln_strbuf_append(b, "void");
@@ -149,12 +161,12 @@ static void append_call(const kiln_core_loop *loop, kiln_strbuf *b) {
     array[k] = loop->operands[k].by_value ? -1 : narrays++;
     scalar[k] = loop->operands[k].by_value ? nscalars++ : -1;
   }
-  char cast[96], value[32];
+  char cast[160], value[32], load[64];
   kiln_strbuf_append(b, "    ");
   for (int k = loop->nin; k < nops; k++)
     if (loop->operands[k].ndim == 0)
       kiln_strbuf_appendf(b, "%s kiln_r%d = 0; ",
-                          kiln_dtype_kernel_type(loop->operands[k].body_type), k);
+                          kiln_ew_value_type(loop->operands[k].body_type), k);
   if (loop->returns_value) kiln_strbuf_appendf(b, "kiln_r%d = ", loop->nin);
   kiln_strbuf_appendf(b, "%s_body(", loop->entry);
   int first = 1;
@@ -174,10 +186,13 @@ static void append_call(const kiln_core_loop *loop, kiln_strbuf *b) {
     } else if (k >= loop->nin) {
       kiln_strbuf_appendf(b, "&kiln_r%d", k);
     } else if (o->by_value) {
-      kiln_strbuf_appendf(b, "s%d", scalar[k]);
+      snprintf(value, sizeof value, "s%d", scalar[k]);
+      kiln_ew_load_expression(o->body_type, value, load, sizeof load);
+      kiln_strbuf_append(b, load);
     } else {
       snprintf(value, sizeof value, "p%d[e%d]", array[k], array[k]);
-      kiln_ew_cast_expression(o->memory, o->body_type, value, cast, sizeof cast);
+      kiln_ew_load_expression(o->memory, value, load, sizeof load);
+      kiln_ew_cast_expression(o->memory, o->body_type, load, cast, sizeof cast);
       kiln_strbuf_append(b, cast);
     }
   }
@@ -185,9 +200,11 @@ static void append_call(const kiln_core_loop *loop, kiln_strbuf *b) {
   for (int k = loop->nin; k < nops; k++) {
     const kiln_core_operand *o = &loop->operands[k];
     if (o->ndim > 0) continue;
+    char store[192];
     snprintf(value, sizeof value, "kiln_r%d", k);
     kiln_ew_cast_expression(o->body_type, o->memory, value, cast, sizeof cast);
-    kiln_strbuf_appendf(b, "    p%d[e%d] = %s;\n", array[k], array[k], cast);
+    kiln_ew_store_expression(o->memory, cast, store, sizeof store);
+    kiln_strbuf_appendf(b, "    p%d[e%d] = %s;\n", array[k], array[k], store);
   }
 }
 

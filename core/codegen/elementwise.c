@@ -111,14 +111,20 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
   kiln_ew_append_parameters(sig, ndim, name, out);
   kiln_strbuf_append(out, ") {\n");
   kiln_ew_append_loop_head(sig, ndim, out);
+  char element[32], access[96];
   for (int k = 0; k < sig->noperands; k++) {
-    const char *type = kiln_dtype_kernel_type(sig->dtypes[k]);
-    if (k < sig->ninputs) kiln_strbuf_appendf(out, "    %s v%d = p%d[e%d];\n", type, k, k, k);
+    const char *type = kiln_ew_value_type(sig->dtypes[k]);
+    snprintf(element, sizeof element, "p%d[e%d]", k, k);
+    kiln_ew_load_expression(sig->dtypes[k], element, access, sizeof access);
+    if (k < sig->ninputs) kiln_strbuf_appendf(out, "    %s v%d = %s;\n", type, k, access);
     else kiln_strbuf_appendf(out, "    %s v%d;\n", type, k);
   }
   kiln_strbuf_appendf(out, "    { %s }\n", body);
-  for (int k = sig->ninputs; k < sig->noperands; k++)
-    kiln_strbuf_appendf(out, "    p%d[e%d] = v%d;\n", k, k, k);
+  for (int k = sig->ninputs; k < sig->noperands; k++) {
+    snprintf(element, sizeof element, "v%d", k);
+    kiln_ew_store_expression(sig->dtypes[k], element, access, sizeof access);
+    kiln_strbuf_appendf(out, "    p%d[e%d] = %s;\n", k, k, access);
+  }
   kiln_ew_append_loop_tail(out);
 }
 
@@ -199,11 +205,45 @@ kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_si
   return kiln_ew_launch(ctx, stream, program, sig, &layout, scalars);
 }
 
+const char *kiln_ew_value_type(kiln_dtype d) {
+  return d == KILN_FLOAT16 ? "float" : kiln_dtype_kernel_type(d);
+}
+
+void kiln_ew_load_expression(kiln_dtype d, const char *element, char *out, size_t size) {
+  if (d == KILN_FLOAT16) snprintf(out, size, "kiln_half_to_float(%s)", element);
+  else snprintf(out, size, "%s", element);
+}
+
+void kiln_ew_store_expression(kiln_dtype d, const char *value, char *out, size_t size) {
+  if (d == KILN_FLOAT16) snprintf(out, size, "kiln_float_to_half(%s)", value);
+  else snprintf(out, size, "%s", value);
+}
+
 void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,
                              size_t size) {
   if (from == to) snprintf(out, size, "%s", v);
   else if (to == KILN_BOOL) snprintf(out, size, "(kiln_bool)(%s != 0)", v);
-  else snprintf(out, size, "(%s)%s", kiln_dtype_kernel_type(to), v);
+  /* to float16: the float holding the float16 value; bool and 8-bit ints
+   * are exact, float64 rounds once (as NumPy's cast), the rest through
+   * float (exact for every int that does not overflow float16 anyway) */
+  else if (to == KILN_FLOAT16 && kiln_dtype_can_cast_safely(from, to))
+    snprintf(out, size, "(float)%s", v);
+  else if (to == KILN_FLOAT16 && from == KILN_FLOAT64)
+    snprintf(out, size, "kiln_half_to_float(kiln_double_to_half(%s))", v);
+  else if (to == KILN_FLOAT16) snprintf(out, size, "kiln_round_to_half((float)%s)", v);
+  else snprintf(out, size, "(%s)%s", kiln_ew_value_type(to), v);
+}
+
+void kiln_ew_fill_body(kiln_dtype d, char *out, size_t size) {
+  char load[48];
+  kiln_ew_load_expression(d, "s0", load, sizeof load);
+  snprintf(out, size, "v0 = %s;", load);
+}
+
+void kiln_ew_copy_body(kiln_dtype from, kiln_dtype to, char *out, size_t size) {
+  char cast[128];
+  kiln_ew_cast_expression(from, to, "v0", cast, sizeof cast);
+  snprintf(out, size, "v1 = %s;", cast);
 }
 
 kiln_status kiln_ew_fill(kiln_array *dst, const void *value) {
@@ -221,8 +261,9 @@ kiln_status kiln_ew_fill_on(kiln_array *dst, const void *value, kiln_stream *str
   }
   const kiln_array *operands[1] = {dst};
   const void *scalars[1] = {value};
-  return kiln_ew_run(dst->buffer->ctx, stream, &sig, "kiln_fill", NULL, "v0 = s0;", operands,
-                     scalars);
+  char body[64];
+  kiln_ew_fill_body(dst->dtype, body, sizeof body);
+  return kiln_ew_run(dst->buffer->ctx, stream, &sig, "kiln_fill", NULL, body, operands, scalars);
 }
 
 kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src) {
@@ -231,9 +272,8 @@ kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src) {
 
 kiln_status kiln_ew_copy_on(kiln_array *dst, const kiln_array *src, kiln_stream *stream) {
   kiln_ew_signature sig = {.ninputs = 1, .noperands = 2, .dtypes = {src->dtype, dst->dtype}};
-  char body[128], cast[96];
-  kiln_ew_cast_expression(src->dtype, dst->dtype, "v0", cast, sizeof cast);
-  snprintf(body, sizeof body, "v1 = %s;", cast);
+  char body[160];
+  kiln_ew_copy_body(src->dtype, dst->dtype, body, sizeof body);
   const kiln_array *operands[2] = {src, dst};
   return kiln_ew_run(dst->buffer->ctx, stream, &sig, "kiln_copy", NULL, body, operands, NULL);
 }

@@ -89,10 +89,33 @@ kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src);
 kiln_status kiln_ew_fill_on(kiln_array *dst, const void *value, kiln_stream *stream);
 kiln_status kiln_ew_copy_on(kiln_array *dst, const kiln_array *src, kiln_stream *stream);
 
-/* The cast expression for one value `v` of `from` to `to`, NumPy's unsafe
- * casting: to bool means "nonzero". Written into out (>= 96 bytes). */
+/* The kernel-language type a value of dtype d is computed in: its storage
+ * type (kiln_dtype_kernel_type), except float16, stored as kiln_half and
+ * computed in float (NumPy's half loops). Generated code declares its
+ * values with it and reads and writes elements through the next two. */
+const char *kiln_ew_value_type(kiln_dtype d);
+
+/* The expression of kiln_ew_value_type(d) for one stored element (or a
+ * by-value scalar, which is passed in its storage type), `element` being an
+ * expression of d's storage type. Written into out. */
+void kiln_ew_load_expression(kiln_dtype d, const char *element, char *out, size_t size);
+
+/* The expression of d's storage type that stores `value` (of
+ * kiln_ew_value_type(d)): float16 rounds to nearest even. Written into out. */
+void kiln_ew_store_expression(kiln_dtype d, const char *value, char *out, size_t size);
+
+/* The cast expression for one value `v` of `from` to `to` (both values in
+ * kiln_ew_value_type), NumPy's unsafe casting: to bool means "nonzero"; to
+ * float16 gives the float holding the float16 value (rounded once).
+ * Written into out (>= 128 bytes with a short v). */
 void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,
                              size_t size);
+
+/* The loop bodies of fill (v0 = the scalar s0, one element of d) and of
+ * copy/cast (v1 = v0 cast from -> to), for kiln_ew_source; out >= 160
+ * bytes. */
+void kiln_ew_fill_body(kiln_dtype d, char *out, size_t size);
+void kiln_ew_copy_body(kiln_dtype from, kiln_dtype to, char *out, size_t size);
 
 /* Appends the fill kernels for every dtype and the copy/cast kernels for
  * every dtype pair, contiguous and strided. */

@@ -63,14 +63,18 @@ static void append_element(kiln_strbuf *b, const kiln_rt_spec *spec, int first, 
   if (red_ndim != 1)
     kiln_rt_append_decompose(b, "            ", "kiln_i", red_ndim, "rs", spec->ninputs, offs,
                              strides);
-  for (int j = 0; j < spec->ninputs; j++)
-    kiln_strbuf_appendf(b, "            %s v%d = p%d[e%d];\n",
-                        kiln_dtype_kernel_type(spec->inputs[j]), j, j, j);
+  for (int j = 0; j < spec->ninputs; j++) {
+    char element[32], load[64];
+    snprintf(element, sizeof element, "p%d[e%d]", j, j);
+    kiln_ew_load_expression(spec->inputs[j], element, load, sizeof load);
+    kiln_strbuf_appendf(b, "            %s v%d = %s;\n", kiln_ew_value_type(spec->inputs[j]), j,
+                        load);
+  }
   kiln_strbuf_appendf(b, "            %s kiln_m;\n", acc);
   if (spec->map) {
     kiln_strbuf_appendf(b, "            { %s }\n", spec->map);
   } else {
-    char cast[96];
+    char cast[128];
     kiln_ew_cast_expression(spec->inputs[0], spec->acc, "v0", cast, sizeof cast);
     kiln_strbuf_appendf(b, "            kiln_m = %s;\n", cast);
   }
@@ -139,15 +143,16 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
                       acc);
   const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
   kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", 1, qoff, qstr);
-  char cast[1024];
+  char cast[1024], store[1100];
   if (arg) snprintf(cast, sizeof cast, "(%s)idx[0]", kiln_dtype_kernel_type(spec->out));
   else kiln_rt_store_expression(spec, cast, sizeof cast);
+  kiln_ew_store_expression(spec->out, cast, store, sizeof store);
   kiln_strbuf_appendf(b,
                       "    q[eq] = %s;\n"
                       "    (void)a; (void)nchunks;\n"
                       "  }\n"
                       "}\n",
-                      cast);
+                      store);
 }
 
 void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
@@ -284,12 +289,13 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     kiln_strbuf_append(b, "      int64_t eq = oq;\n");
     const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
     kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", 1, qoff, qstr);
-    char cast[1024];
+    char cast[1024], store[1100];
     if (arg)
       snprintf(cast, sizeof cast, "(%s)bi[x]", outt);
     else
       kiln_rt_store_expression(spec, cast, sizeof cast);
-    kiln_strbuf_appendf(b, "      q[eq] = %s;\n", cast);
+    kiln_ew_store_expression(spec->out, cast, store, sizeof store);
+    kiln_strbuf_appendf(b, "      q[eq] = %s;\n", store);
   } else {
     kiln_strbuf_append(b, "      qv[oqv + c * M + o] = a;\n");
     if (arg) kiln_strbuf_append(b, "      qi[oqi + c * M + o] = bi[x];\n");
@@ -309,9 +315,11 @@ void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size) 
   } else if (spec->out == KILN_BOOL) {
     snprintf(out, size, "(kiln_bool)((%s) != 0)", spec->post);
   } else {
-    snprintf(out, size, "(%s)(%s)", kiln_dtype_kernel_type(spec->out), spec->post);
+    snprintf(out, size, "(%s)(%s)", kiln_ew_value_type(spec->out), spec->post);
   }
 }
+
+kiln_dtype kiln_rt_accumulator(kiln_dtype d) { return d == KILN_FLOAT16 ? KILN_FLOAT32 : d; }
 
 /* ---- launching --------------------------------------------------------------- */
 

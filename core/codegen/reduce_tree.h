@@ -71,8 +71,15 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
 int kiln_rt_batch(const kiln_rt_spec *spec, int wide);
 
 /* The value stored in the output for an accumulated `a` (the post-map,
- * cast to spec->out), written into out. */
+ * cast to spec->out), written into out: a value of
+ * kiln_ew_value_type(spec->out), which the tree's store converts. */
 void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size);
+
+/* The accumulator a reduction of dtype d runs in: d, except float16, which
+ * accumulates in float32 and is rounded once at the output (NumPy's half
+ * reductions convert to float, accumulate and round back too). Every spec's
+ * acc is one of these; inputs and output may be float16. */
+kiln_dtype kiln_rt_accumulator(kiln_dtype d);
 
 /* Shared with the scans (scan_tree.c): */
 

@@ -59,11 +59,12 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
   if (apply && compact) kiln_strbuf_append(b, "    bx = ox;\n");
   if (apply && !compact) kiln_strbuf_append(b, "    bq = oq;\n");
   kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", n, offs, strides);
-  char load[128];
+  char element[128], load[256];
+  kiln_ew_load_expression(spec->inputs[0], "p[bp + (k0 + j) * pr]", element, sizeof element);
   if (compact)
-    snprintf(load, sizeof load, "(%s)(p[bp + (k0 + j) * pr] != 0)", acc);
+    snprintf(load, sizeof load, "(%s)(%s != 0)", acc, element);
   else
-    kiln_ew_cast_expression(spec->inputs[0], spec->acc, "p[bp + (k0 + j) * pr]", load, sizeof load);
+    kiln_ew_cast_expression(spec->inputs[0], spec->acc, element, load, sizeof load);
   kiln_strbuf_appendf(
       b,
       "    for (int64_t j = lane; j < len; j += kiln_local_size(0))\n"
@@ -121,11 +122,12 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                         "      %s a = buf[(j / %d) * %d + j %% %d];\n",
                         acc, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT);
     if (compact) {
-      kiln_strbuf_append(
-          b, "      if (p[bp + (k0 + j) * pr] != 0) q[oq + a * qr] = x[bx + (k0 + j) * xr];\n");
+      kiln_strbuf_appendf(
+          b, "      if (%s != 0) q[oq + a * qr] = x[bx + (k0 + j) * xr];\n", element);
     } else {
-      char store[1024];
-      kiln_rt_store_expression(spec, store, sizeof store);
+      char value[1024], store[1100];
+      kiln_rt_store_expression(spec, value, sizeof value);
+      kiln_ew_store_expression(spec->out, value, store, sizeof store);
       kiln_strbuf_appendf(b, "      q[bq + (k0 + j) * qr] = %s;\n", store);
     }
     kiln_strbuf_append(b, "    }\n");

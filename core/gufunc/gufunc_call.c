@@ -228,6 +228,13 @@ static kiln_status launch(void *self, const kiln_ufunc_plan *p, const kiln_array
       continue;
     }
     const kiln_array *f = full[n];
+    /* a body writes a core-dim output through an lvalue of its memory
+     * type, which a float16 element (its bits) cannot be */
+    if (j >= u->nin && p->core_ndim[j] > 0 && f->dtype == KILN_FLOAT16)
+      return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                            "gufunc '%s': output %d is float16 with core dimensions, which "
+                            "gufunc bodies cannot write; use a float32 output",
+                            u->name, j - u->nin);
     key.memory[j] = (uint8_t)f->dtype;
     int64_t itemsize = (int64_t)kiln_dtype_size(f->dtype);
     for (int c = 0; c < p->core_ndim[j]; c++) {

@@ -50,7 +50,7 @@ static kiln_status kiln_dtype_of_dlpack(DLDataType t, kiln_dtype *out) {
   }
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                         "DLPack dtype (code %u, %u bits, %u lanes) has no kiln dtype (kiln "
-                        "takes int/uint 8..64, float 32/64 and bool, one lane)",
+                        "takes int/uint 8..64, float 16/32/64 and bool, one lane)",
                         (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
 }
 

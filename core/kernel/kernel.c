@@ -67,12 +67,7 @@ static kiln_status scalar_convert(const kiln_param *param, int index, const kiln
   if (to_float) {
     double v = from_float ? arg->value.f
                : from_unsigned ? (double)arg->value.u : (double)arg->value.i;
-    if (to == KILN_FLOAT32) {
-      float f = (float)v;
-      memcpy(storage, &f, 4);
-    } else {
-      memcpy(storage, &v, 8);
-    }
+    kiln_dtype_float_bytes(to, v, storage);
     return KILN_OK;
   }
   /* integer (or bool) target: check the value fits */

@@ -1,26 +1,8 @@
 /* core/kernel/random.c: the kernel language's Philox4x32-10 on the host.
- *
- * The common prelude is written in the kernel language, a C99 subset, so
- * the host compiles the very same file with a host "dialect": one
- * implementation for kernels and host, identical bits by construction. */
-#include <math.h>
-#include <stdint.h>
-
+ * (core/kernel/host_dialect.h: the common prelude compiled for the host, so
+ * host and kernels give identical bits by construction). */
+#include "core/kernel/host_dialect.h"
 #include "kiln/random.h"
-
-#define KILN_DEVICE static inline
-#define KILN_GLOBAL
-#define KILN_LOCAL
-#define KILN_HAS_DOUBLE 1
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#endif
-#include "kernels/prelude_common.kl"
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-#line 26 "core/kernel/random.c"
 
 void kiln_random_philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
                                uint32_t out[4]) {

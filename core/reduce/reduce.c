@@ -59,11 +59,8 @@ static void scalar_bytes(const kiln_operand *o, kiln_dtype to, unsigned char out
   double f = is_float                ? o->value.f
              : is_unsigned(o->dtype) ? (double)o->value.u
                                      : (double)o->value.i;
-  if (to == KILN_FLOAT32) {
-    float v = (float)f;
-    memcpy(out, &v, sizeof v);
-  } else if (to == KILN_FLOAT64) {
-    memcpy(out, &f, sizeof f);
+  if (kiln_dtype_is_float(to)) {
+    kiln_dtype_float_bytes(to, f, out);
   } else if (to == KILN_BOOL) {
     out[0] = is_float ? f != 0 : o->value.i != 0;
   } else {
@@ -493,13 +490,13 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
     kiln_strbuf_appendf(&op->combine, "return %s_body(a, b);", entry);
   else
     kiln_strbuf_appendf(&op->combine, "%s r = 0; %s_body(a, b, &r); return r;",
-                        kiln_dtype_kernel_type(acc), entry);
+                        kiln_ew_value_type(acc), entry);
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->preamble));
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->combine));
   op->spec = (kiln_rt_spec){.name = op->name,
                             .ninputs = 1,
                             .inputs = {in},
-                            .acc = acc,
+                            .acc = kiln_rt_accumulator(acc),
                             .out = acc,
                             .preamble = op->preamble.data,
                             .combine = op->combine.data};
@@ -618,7 +615,7 @@ kiln_status kiln_reduction_create(kiln_context *ctx, const kiln_reduction_desc *
   pthread_mutex_init(&r->lock, NULL);
   r->ctx = kiln_context_retain(ctx);
   snprintf(r->name, sizeof r->name, "%s", desc->name);
-  r->acc = desc->accumulator;
+  r->acc = kiln_rt_accumulator(desc->accumulator);
   kiln_status status = kiln_ufunc_signature_parse(desc->signature, 0, &r->sig);
   if (status != KILN_OK) {
     kiln_error_prefix(status, "reduction '%s'", desc->name);
@@ -687,10 +684,10 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
                               what, j, kiln_dtype_name(have), kiln_dtype_name(want), r->sig.text);
       break;
     }
-    char cast[96], value[16];
+    char cast[128], value[16];
     snprintf(value, sizeof value, "v%d", j);
     kiln_ew_cast_expression(have, want, value, cast, sizeof cast);
-    kiln_strbuf_appendf(&map, "%s ", kiln_dtype_kernel_type(want));
+    kiln_strbuf_appendf(&map, "%s ", kiln_ew_value_type(want));
     kiln_strbuf_append_n(&map, r->sig.text + r->sig.names[j].start, (size_t)r->sig.names[j].length);
     kiln_strbuf_appendf(&map, " = %s; ", cast);
     job.spec.inputs[j] = have;
@@ -744,7 +741,8 @@ static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input, k
                     .empty_message = empty,
                     .single_axis = 1};
   job.spec = (kiln_rt_spec){
-      .name = what, .ninputs = 1, .inputs = {in}, .acc = in, .out = KILN_INT64, .arg = sign};
+      .name = what, .ninputs = 1, .inputs = {in}, .acc = kiln_rt_accumulator(in),
+      .out = KILN_INT64, .arg = sign};
   kiln_array *owned = NULL;
   kiln_status status = kiln_reduce_to_device(ctx, what, 0, &input, in, &job.inputs[0], &owned);
   if (status == KILN_OK) status = run_job(&job);

@@ -84,7 +84,9 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
                 {"add", KILN_BOOL, 0},        {"multiply", KILN_FLOAT64, 0},
                 {"maximum", KILN_FLOAT64, 1}, {"minimum", KILN_UINT16, 0},
                 {"logical_and", KILN_FLOAT32, 0}, {"logical_or", KILN_BOOL, 0},
-                {"bitwise_and", KILN_UINT8, 0}, {"bitwise_xor", KILN_INT64, 1}};
+                {"bitwise_and", KILN_UINT8, 0}, {"bitwise_xor", KILN_INT64, 1},
+                /* float16: loaded as float, accumulated in float32, stored rounded */
+                {"add", KILN_FLOAT16, 1}};
   kiln_status status = KILN_OK;
   for (size_t i = 0; i < sizeof ufuncs / sizeof ufuncs[0] && status == KILN_OK; i++)
     status = add_ufunc(c, ufuncs[i].name, NULL, ufuncs[i].in, ufuncs[i].all);

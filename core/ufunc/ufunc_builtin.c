@@ -33,10 +33,19 @@ static char dtype_class(kiln_dtype d) {
   switch (d) {
     case KILN_BOOL: return 'B';
     case KILN_INT8: case KILN_INT16: case KILN_INT32: case KILN_INT64: return 'I';
-    case KILN_FLOAT32: case KILN_FLOAT64: return 'F';
+    case KILN_FLOAT16: case KILN_FLOAT32: case KILN_FLOAT64: return 'F';
     default: return 'U';
   }
 }
+
+/* NumPy's type order (its ufuncs list their loops in it): dispatch tries
+ * signatures in order, so sqrt(int8) finds the float16 loop first. */
+static const kiln_dtype numpy_order[] = {
+    KILN_BOOL,   KILN_INT8,   KILN_UINT8,   KILN_INT16,   KILN_UINT16,  KILN_INT32,
+    KILN_UINT32, KILN_INT64,  KILN_UINT64,  KILN_FLOAT16, KILN_FLOAT32, KILN_FLOAT64,
+};
+_Static_assert(sizeof numpy_order / sizeof numpy_order[0] == KILN_DTYPE_COUNT,
+               "every dtype has its place in NumPy's order");
 
 int kiln_ufunc_builtin_count(void) {
   int n = 0;
@@ -53,10 +62,12 @@ const char *kiln_ufunc_builtin_name(int index) {
   return NULL;
 }
 
-/* Whether a row's dtype letters cover d: its class letter, or D (float64
- * only). */
+/* Whether a row's dtype letters cover d: its class letter, G (float32 and
+ * float64), H (float16 only) or D (float64 only). */
 static int row_covers(const builtin_row *row, kiln_dtype d) {
   return strchr(row->dtypes, dtype_class(d)) != NULL ||
+         ((d == KILN_FLOAT32 || d == KILN_FLOAT64) && strchr(row->dtypes, 'G') != NULL) ||
+         (d == KILN_FLOAT16 && strchr(row->dtypes, 'H') != NULL) ||
          (d == KILN_FLOAT64 && strchr(row->dtypes, 'D') != NULL);
 }
 
@@ -88,17 +99,18 @@ static void append_signature(const builtin_row *row, kiln_dtype d, kiln_strbuf *
                         kiln_dtype_name(letter_dtype(row->inputs[j], d)), 'a' + j);
 }
 
-/* The body with $T, $U and $F replaced for dtype d. */
+/* The body with $T, $U and $F replaced for dtype d (float16 computes in
+ * float: $T is float, $F "f"). */
 static void append_body(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
   for (const char *p = row->body; *p; p++) {
     if (p[0] == '$' && p[1] == 'T') {
-      kiln_strbuf_append(b, kiln_dtype_kernel_type(d));
+      kiln_strbuf_append(b, kiln_ew_value_type(d));
       p++;
     } else if (p[0] == '$' && p[1] == 'U') {
       kiln_strbuf_append(b, kiln_dtype_size(d) <= 4 ? "uint32_t" : "uint64_t");
       p++;
     } else if (p[0] == '$' && p[1] == 'F') {
-      kiln_strbuf_append(b, d == KILN_FLOAT32 ? "f" : "");
+      kiln_strbuf_append(b, d == KILN_FLOAT64 ? "" : "f");
       p++;
     } else {
       kiln_strbuf_append_n(b, p, 1);
@@ -119,17 +131,18 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
   KILN_CHECK_ARG(name);
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
     if (strcmp(name, aliases[i].alias) == 0) name = aliases[i].name;
-  /* one signature per (dtype, row covering it): by dtype, then row order
+  /* one signature per (dtype, row covering it): by dtype in NumPy's order,
+   * then row order
    * (ldexp's int32 exponent loop before its int64 one, as NumPy's) */
   enum { MAX_SIGS = 2 * KILN_DTYPE_COUNT };
   const builtin_row *chosen[MAX_SIGS];
   kiln_dtype chosen_dtype[MAX_SIGS];
   int nsig = 0;
-  for (int d = 0; d < KILN_DTYPE_COUNT; d++)
+  for (int i = 0; i < KILN_DTYPE_COUNT; i++)
     for (int r = 0; r < NROWS && nsig < MAX_SIGS; r++)
-      if (strcmp(rows[r].name, name) == 0 && row_covers(&rows[r], (kiln_dtype)d)) {
+      if (strcmp(rows[r].name, name) == 0 && row_covers(&rows[r], numpy_order[i])) {
         chosen[nsig] = &rows[r];
-        chosen_dtype[nsig++] = (kiln_dtype)d;
+        chosen_dtype[nsig++] = numpy_order[i];
       }
   if (nsig == 0) {
     kiln_strbuf b = {0};

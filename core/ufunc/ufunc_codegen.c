@@ -1,7 +1,9 @@
 /* core/ufunc/ufunc_codegen.c: the kernel source of one ufunc variant.
  *
  * The user's body becomes a device function with the signature's parameter
- * names, so `return` works in it and its names never meet the loop's; the
+ * names, so `return` works in it and its names never meet the loop's (a
+ * float16 parameter or result is a float: the body computes in float, the
+ * store rounds, as NumPy's half loops and Numba's float16 do); the
  * element-wise loop (core/codegen/elementwise.c) loads each input in its own dtype,
  * converts it to the signature's dtype in the call, and converts each
  * result to its output's dtype on the store. Named outputs are pointer
@@ -39,15 +41,15 @@ void kiln_ufunc_append_body_function(const kiln_ufunc *ufunc, const kiln_ufunc_s
                                      const char *entry, kiln_strbuf *b) {
   int nin = ufunc->nin, nout = ufunc->nout;
   kiln_strbuf_appendf(b, "KILN_DEVICE %s %s_body(",
-                      s->returns_value ? kiln_dtype_kernel_type(s->dtypes[nin]) : "void",
+                      s->returns_value ? kiln_ew_value_type(s->dtypes[nin]) : "void",
                       entry);
   for (int j = 0; j < nin; j++) {
-    kiln_strbuf_appendf(b, "%s%s ", j ? ", " : "", kiln_dtype_kernel_type(s->dtypes[j]));
+    kiln_strbuf_appendf(b, "%s%s ", j ? ", " : "", kiln_ew_value_type(s->dtypes[j]));
     append_name(b, s, j);
   }
   if (!s->returns_value)
     for (int k = 0; k < nout; k++)
-      kiln_strbuf_appendf(b, ", %s *kiln_out_%d", kiln_dtype_kernel_type(s->dtypes[nin + k]), k);
+      kiln_strbuf_appendf(b, ", %s *kiln_out_%d", kiln_ew_value_type(s->dtypes[nin + k]), k);
   kiln_strbuf_append(b, ") {\n");
   if (!s->returns_value) {
     for (int k = 0; k < nout; k++) {
@@ -73,14 +75,15 @@ static void append_loop_body(const kiln_ufunc *ufunc, const kiln_ufunc_variant_k
                              const char *entry, kiln_strbuf *b) {
   const kiln_ufunc_sig *s = &ufunc->sigs[key->signature];
   int nin = ufunc->nin, nout = ufunc->nout;
-  char cast[96], value[32];
+  char cast[128], value[32];
   for (int k = 0; k < nout; k++)
-    kiln_strbuf_appendf(b, "%s kiln_r%d = 0; ", kiln_dtype_kernel_type(s->dtypes[nin + k]), k);
+    kiln_strbuf_appendf(b, "%s kiln_r%d = 0; ", kiln_ew_value_type(s->dtypes[nin + k]), k);
   kiln_strbuf_appendf(b, "%s%s_body(", s->returns_value ? "kiln_r0 = " : "", entry);
   int array = 0, scalar = 0;
   for (int j = 0; j < nin; j++) {
     if (key->operands[j] == KILN_UFUNC_SCALAR_SLOT) {
-      snprintf(cast, sizeof cast, "s%d", scalar++);
+      snprintf(value, sizeof value, "s%d", scalar++);
+      kiln_ew_load_expression(s->dtypes[j], value, cast, sizeof cast);
     } else {
       snprintf(value, sizeof value, "v%d", array++);
       kiln_ew_cast_expression((kiln_dtype)key->operands[j], s->dtypes[j], value, cast,

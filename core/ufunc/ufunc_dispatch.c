@@ -18,7 +18,7 @@ static int kind_order(kiln_dtype d) {
   switch (d) {
     case KILN_BOOL: return 0;
     case KILN_UINT8: case KILN_UINT16: case KILN_UINT32: case KILN_UINT64: return 1;
-    case KILN_FLOAT32: case KILN_FLOAT64: return 3;
+    case KILN_FLOAT16: case KILN_FLOAT32: case KILN_FLOAT64: return 3;
     default: return 2;
   }
 }
@@ -98,21 +98,13 @@ static kiln_status convert_scalar(const kiln_ufunc *u, int j, const kiln_operand
      * loop's dtype, so 1e-300 stays true against float32 and a Python int
      * out of an int8 array's range is no error */
     int truth = is_float ? o->value.f != 0 : o->value.i != 0; /* NaN is true */
-    float f = (float)truth;
-    double d = truth;
-    if (to == KILN_FLOAT32) memcpy(out, &f, sizeof f);
-    else if (to == KILN_FLOAT64) memcpy(out, &d, sizeof d);
+    if (kiln_dtype_is_float(to)) kiln_dtype_float_bytes(to, truth, out);
     else out[0] = (unsigned char)truth; /* bool and integers: little-endian 1 */
     return KILN_OK;
   }
-  if (to == KILN_FLOAT32 || to == KILN_FLOAT64) {
+  if (kiln_dtype_is_float(to)) {
     double v = is_float ? o->value.f : is_unsigned ? (double)o->value.u : (double)o->value.i;
-    if (to == KILN_FLOAT32) {
-      float f = (float)v;
-      memcpy(out, &f, sizeof f);
-    } else {
-      memcpy(out, &v, sizeof v);
-    }
+    kiln_dtype_float_bytes(to, v, out);
     return KILN_OK;
   }
   if (to == KILN_BOOL) {

@@ -78,7 +78,8 @@ KILN_API kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_
  * Dtypes follow NumPy: the accumulator is options->dtype if given, else
  * for add and multiply bool and integers narrower than 64 bits widen to
  * int64 (unsigned: uint64), the logical functions fold truth values in
- * bool, else the input's dtype; the ufunc's signature
+ * bool, else the input's dtype (float16 is accumulated in float32 and
+ * rounded once, at the output); the ufunc's signature
  * is dispatched for (acc, acc) as a ufunc call would be and must give acc
  * back; a given output must be same_kind castable from it. Integer sums
  * wrap as NumPy's do. minimum/maximum propagate NaN.

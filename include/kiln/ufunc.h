@@ -176,6 +176,12 @@ static inline kiln_operand kiln_operand_uint8(uint8_t v) { return kiln_operand_u
 static inline kiln_operand kiln_operand_uint16(uint16_t v) { return kiln_operand_unsigned_(KILN_UINT16, v); }
 static inline kiln_operand kiln_operand_uint32(uint32_t v) { return kiln_operand_unsigned_(KILN_UINT32, v); }
 static inline kiln_operand kiln_operand_uint64(uint64_t v) { return kiln_operand_unsigned_(KILN_UINT64, v); }
+/* A typed float16 scalar (np.float16(v)): v rounded to float16 once, by
+ * kiln_float16_from_double, when the call converts it. */
+static inline kiln_operand kiln_operand_float16(double v) {
+  kiln_operand o; o.kind = KILN_OPERAND_SCALAR; o.dtype = KILN_FLOAT16;
+  o.value.f = v; return o;
+}
 static inline kiln_operand kiln_operand_float32(float v) {
   kiln_operand o; o.kind = KILN_OPERAND_SCALAR; o.dtype = KILN_FLOAT32;
   o.value.f = v; return o;
