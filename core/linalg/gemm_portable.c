@@ -17,12 +17,14 @@ extern const char kiln_builtin_gemm[];
 #define GEMM_MAX_GROUPS_Z 65535
 #define GEMM_MAX_GROUPS_Z_CPU 256
 
+#define REAL_MAC "return c + a * b;"
+
 static const linalg_type types[] = {
-    {KILN_FLOAT32, "float", "float", "", "", "kiln_gemm_float32"},
-    {KILN_FLOAT64, "double", "double", "", "", "kiln_gemm_float64"},
+    {KILN_FLOAT32, "float", "float", "", "", "(float)0", REAL_MAC, "kiln_gemm_float32"},
+    {KILN_FLOAT64, "double", "double", "", "", "(double)0", REAL_MAC, "kiln_gemm_float64"},
     /* float32 compute, one rounding when C is stored */
-    {KILN_FLOAT16, "kiln_half", "float", "kiln_half_to_float", "kiln_float_to_half",
-     "kiln_gemm_float16"},
+    {KILN_FLOAT16, "kiln_half", "float", "kiln_half_to_float", "kiln_float_to_half", "0.0f",
+     REAL_MAC, "kiln_gemm_float16"},
 };
 
 const linalg_type *kiln_linalg_type(kiln_dtype dtype) {
@@ -35,12 +37,19 @@ static int is_identifier_char(char c) {
   return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* The template with its placeholders (whole identifiers) replaced. */
+/* The multiply-add the kernel calls, then the template with its
+ * placeholders (whole identifiers) replaced. */
 static kiln_status gemm_source(void *data, kiln_strbuf *out) {
   const linalg_type *type = data;
-  const char *names[] = {"GEMM_T", "GEMM_C", "GEMM_LOAD", "GEMM_STORE", "GEMM_ENTRY"};
+  char mac[64];
+  snprintf(mac, sizeof mac, "%s_mac", type->entry);
+  kiln_strbuf_appendf(out, "KILN_DEVICE %s %s(%s c, %s a, %s b) { %s }\n", type->compute_type,
+                      mac, type->compute_type, type->compute_type, type->compute_type,
+                      type->mac_body);
+  const char *names[] = {"GEMM_T",    "GEMM_C",   "GEMM_LOAD", "GEMM_STORE",
+                         "GEMM_ZERO", "GEMM_MAC", "GEMM_ENTRY"};
   const char *values[] = {type->kernel_type, type->compute_type, type->load, type->store,
-                          type->entry};
+                          type->zero,        mac,                type->entry};
   const char *s = kiln_builtin_gemm;
   while (*s) {
     size_t i = 0, n = 0;

@@ -21,6 +21,8 @@ typedef struct linalg_type {
   const char *kernel_type;  /* the kernel language's name for it (stored) */
   const char *compute_type; /* what the portable kernel multiplies and sums in */
   const char *load, *store; /* conversions between the two ("" when equal) */
+  const char *zero;         /* the compute type's zero */
+  const char *mac_body;     /* body of a function returning c + a * b (c, a, b) */
   const char *entry;        /* the portable kernel's entry point */
 } linalg_type;
 
