@@ -12,8 +12,10 @@
  * the same way in further passes. A pass is launched as work-groups of
  * slots x 32 lanes; in the "column" variant (used when the kept dims step
  * through memory faster than the reduced ones) neighbouring work-items take
- * neighbouring outputs, so loads coalesce either way. The keep and reduce
- * dims are each merged by the element-wise planner. */
+ * neighbouring outputs, so loads coalesce either way; in the row variant's
+ * first pass over contiguous, 16-byte aligned rows, a work-item owns 4 (2)
+ * lanes and reads them as one vector (the same order, the same bits). The
+ * keep and reduce dims are each merged by the element-wise planner. */
 #ifndef KILN_CORE_REDUCE_TREE_H
 #define KILN_CORE_REDUCE_TREE_H
 
