@@ -23,3 +23,7 @@ foreach(example reduce_sum reduce_monte_carlo_pi)
       SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
   endforeach()
 endforeach()
+
+# The vector variant of the first pass against the scalar one and the host
+# tree, both forced through an internal switch (core/codegen/reduce_tree.h).
+kiln_conformance_test(reduce_vector SOURCES test_reduce_vector.c INTERNAL)

@@ -2,7 +2,8 @@
  * on the device under test and against host references: work-item indexing
  * in 1-D/2-D/3-D, barriers with static and dynamic local memory, atomics on
  * global and local memory, every math function in float32 and float64 and
- * the -f spellings, the fixed-width types, kiln_min/kiln_max/kiln_abs,
+ * the -f spellings, the fixed-width types, kiln_vload and its vectors,
+ * kiln_min/kiln_max/kiln_abs,
  * Philox4x32-10 (Random123's known answers and a host implementation) and
  * the rng helpers, and the error a kernel that does not compile gives.
  * Every kernel is a file under tests/kernels (KILN_TEST_KERNEL_DIR). */
@@ -760,6 +761,55 @@ static void test_type_arrays(kiln_context *ctx) {
   free(u64);
 }
 
+/* kiln_vload and the kiln_<dtype>x<n> vectors: each component in place. */
+static void test_vector_load(kiln_context *ctx) {
+  const int64_t nv = 257;
+  static const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_INT32,  KILN_UINT32,
+                                      KILN_INT64,   KILN_UINT64, KILN_FLOAT64};
+  static const char *const entries[] = {"vector_load_4", "vector_load_2", "vector_load_f64"};
+  int have_double = device_has_double(ctx);
+  for (int k = 0; k < 3; k++) {
+    int first = k == 0 ? 0 : k == 1 ? 3 : 5, count = k == 0 ? 3 : k == 1 ? 2 : 1;
+    if (k == 2 && !have_double) continue;
+    int lanes = k == 0 ? 4 : 2;
+    int64_t n = nv * lanes;
+    kiln_kernel *kernel = harness_kernel(ctx, "vector_load.kl", entries[k]);
+    void *host[3] = {0};
+    kiln_array *arrays[6] = {0};
+    kiln_arg args[7];
+    int ready = kernel != NULL, nargs = 0;
+    for (int a = 0; a < count; a++) {
+      kiln_dtype d = dtypes[first + a];
+      host[a] = malloc((size_t)n * kiln_dtype_size(d));
+      harness_fill_random(host[a], d, n, d == KILN_UINT32 || d == KILN_UINT64 ? 0 : -1e6, 1e6);
+      arrays[2 * a] = upload(ctx, d, n, host[a]);
+      arrays[2 * a + 1] = zeros(ctx, d, n);
+      ready = ready && arrays[2 * a] && arrays[2 * a + 1];
+      args[nargs++] = kiln_arg_array(arrays[2 * a]);
+      args[nargs++] = kiln_arg_array(arrays[2 * a + 1]);
+    }
+    args[nargs++] = kiln_arg_int64(nv);
+    if (ready) {
+      CHECK_OK(kiln_kernel_launch(kernel, 1, &nv, NULL, nargs, args, NULL));
+      for (int a = 0; a < count; a++) {
+        size_t size = kiln_dtype_size(dtypes[first + a]);
+        char *got = download(arrays[2 * a + 1]);
+        for (int64_t i = 0; got && i < n; i++) {
+          int64_t from = i - i % lanes + (lanes - 1 - i % lanes);
+          CHECK_MSG(memcmp(got + i * (int64_t)size, (char *)host[a] + from * (int64_t)size,
+                           size) == 0,
+                    "%s %s element %lld", entries[k], kiln_dtype_name(dtypes[first + a]),
+                    (long long)i);
+        }
+        free(got);
+      }
+    }
+    for (int a = 0; a < 6; a++) kiln_array_release(arrays[a]);
+    for (int a = 0; a < 3; a++) free(host[a]);
+    kiln_kernel_release(kernel);
+  }
+}
+
 static void test_min_max_int(kiln_context *ctx) {
   const int64_t n = 1000, n3 = 3 * n;
   kiln_kernel *kernel = harness_kernel(ctx, "minmax_int.kl", "minmax_int");
@@ -1211,6 +1261,7 @@ static const harness_test tests[] = {
     {"math_f_suffix", test_math_f_suffix},
     {"type_sizes", test_type_sizes},
     {"type_arrays", test_type_arrays},
+    {"vector_load", test_vector_load},
     {"min_max_int", test_min_max_int},
     {"philox_known_answers", test_philox_known_answers},
     {"rng_f32", test_rng_f32},

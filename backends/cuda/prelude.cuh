@@ -25,6 +25,16 @@ typedef unsigned long long uint64_t;
 typedef uint8_t kiln_bool;
 typedef int64_t kiln_index;
 
+/* 16-byte vectors of the 4- and 8-byte dtypes, for kiln_vload (components
+ * .x .y .z .w); named after the dtype as OpenCL and CUDA/HIP name the
+ * 64-bit integer ones differently */
+typedef float4 kiln_float32x4;
+typedef int4 kiln_int32x4;
+typedef uint4 kiln_uint32x4;
+typedef longlong2 kiln_int64x2;
+typedef ulonglong2 kiln_uint64x2;
+typedef double2 kiln_float64x2;
+
 /* ---- qualifiers ----------------------------------------------------------- */
 #define KILN_KERNEL extern "C" __global__
 #define KILN_DEVICE static __device__ __forceinline__

@@ -30,6 +30,18 @@ typedef ulong uint64_t;
 typedef uint8_t kiln_bool;
 typedef int64_t kiln_index;
 
+/* 16-byte vectors of the 4- and 8-byte dtypes, for kiln_vload (components
+ * .x .y .z .w); named after the dtype as OpenCL and CUDA/HIP name the
+ * 64-bit integer ones differently */
+typedef float4 kiln_float32x4;
+typedef int4 kiln_int32x4;
+typedef uint4 kiln_uint32x4;
+typedef long2 kiln_int64x2;
+typedef ulong2 kiln_uint64x2;
+#ifdef KILN_HAS_DOUBLE
+typedef double2 kiln_float64x2;
+#endif
+
 /* ---- qualifiers ----------------------------------------------------------- */
 #define KILN_KERNEL __kernel
 #define KILN_DEVICE static inline

@@ -1,5 +1,6 @@
 /* core/codegen/reduce_tree.c: generating and launching the passes of a
  * reduction with kiln's fixed tree (see reduce_tree.h). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,11 +38,25 @@ static void append_arg_takes(const kiln_rt_spec *spec, kiln_strbuf *b) {
   kiln_strbuf_appendf(b, "  return b %s a || (b == a && ib < ia);\n}\n", better);
 }
 
+/* The end of an element's block: the map of the loaded v0.. (and kiln_i)
+ * into mvar, kiln_i into ivar. */
+static void append_map(kiln_strbuf *b, const kiln_rt_spec *spec, const char *mvar,
+                       const char *ivar) {
+  kiln_strbuf_appendf(b, "            %s kiln_m;\n", kiln_dtype_kernel_type(spec->acc));
+  if (spec->map) {
+    kiln_strbuf_appendf(b, "            { %s }\n", spec->map);
+  } else {
+    char cast[128];
+    kiln_ew_cast_expression(spec->inputs[0], spec->acc, "v0", cast, sizeof cast);
+    kiln_strbuf_appendf(b, "            kiln_m = %s;\n", cast);
+  }
+  kiln_strbuf_appendf(b, "            %s = kiln_m; %s = kiln_i; }\n", mvar, ivar);
+}
+
 /* A block loading reduced element `index` (an expression) of the pass's
  * input into mvar (accumulator) and ivar (its index). */
 static void append_element(kiln_strbuf *b, const kiln_rt_spec *spec, int first, int red_ndim,
                            const char *index, const char *mvar, const char *ivar) {
-  const char *acc = kiln_dtype_kernel_type(spec->acc);
   kiln_strbuf_appendf(b, "          { int64_t kiln_i = %s;\n", index);
   if (!first) {
     kiln_strbuf_appendf(b, "            %s = pv[ov + kiln_i * M + o]; %s = %s; }\n", mvar, ivar,
@@ -70,15 +85,7 @@ static void append_element(kiln_strbuf *b, const kiln_rt_spec *spec, int first, 
     kiln_strbuf_appendf(b, "            %s v%d = %s;\n", kiln_ew_value_type(spec->inputs[j]), j,
                         load);
   }
-  kiln_strbuf_appendf(b, "            %s kiln_m;\n", acc);
-  if (spec->map) {
-    kiln_strbuf_appendf(b, "            { %s }\n", spec->map);
-  } else {
-    char cast[128];
-    kiln_ew_cast_expression(spec->inputs[0], spec->acc, "v0", cast, sizeof cast);
-    kiln_strbuf_appendf(b, "            kiln_m = %s;\n", cast);
-  }
-  kiln_strbuf_appendf(b, "            %s = kiln_m; %s = kiln_i; }\n", mvar, ivar);
+  append_map(b, spec, mvar, ivar);
 }
 
 /* One statement folding (v, i) into (acc, ai): the arg comparison, or
@@ -155,6 +162,109 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
                       store);
 }
 
+int kiln_rt_vector_width(const kiln_rt_spec *spec) {
+  size_t size = kiln_dtype_size(spec->inputs[0]);
+  if (size != 4 && size != 8) return 1;
+  for (int j = 1; j < spec->ninputs; j++)
+    if (kiln_dtype_size(spec->inputs[j]) != size) return 1;
+  return (int)(16 / size);
+}
+
+/* A block loading elements index .. index+vec-1 (all before kend; the
+ * first's address 16-byte aligned) of every input as one vector each, and
+ * mapping component c into mvars[c], ivars[c] as append_element would. */
+static void append_vector_element(kiln_strbuf *b, const kiln_rt_spec *spec, int vec,
+                                  const char *index, char mvars[][8], char ivars[][8]) {
+  static const char *const comp[4] = {"x", "y", "z", "w"};
+  kiln_strbuf_appendf(b, "          { int64_t kiln_e = %s;\n", index);
+  for (int j = 0; j < spec->ninputs; j++)
+    kiln_strbuf_appendf(b, "            kiln_%sx%d w%d = kiln_vload(kiln_%sx%d, p%d + b%d + kiln_e);\n",
+                        kiln_dtype_name(spec->inputs[j]), vec, j, kiln_dtype_name(spec->inputs[j]),
+                        vec, j, j);
+  for (int c = 0; c < vec; c++) {
+    kiln_strbuf_appendf(b, "          { int64_t kiln_i = kiln_e + %d;\n", c);
+    for (int j = 0; j < spec->ninputs; j++)
+      kiln_strbuf_appendf(b, "            %s v%d = w%d.%s;\n", kiln_ew_value_type(spec->inputs[j]),
+                          j, j, comp[c]);
+    append_map(b, spec, mvars[c], ivars[c]);
+  }
+  kiln_strbuf_append(b, "          }\n");
+}
+
+/* The vector variant's lanes (first pass, row variant; kiln_rt_run checks
+ * that every input is contiguous along the one reduced dim and 16-byte
+ * aligned at each row's start, hence at each chunk's and each vector's):
+ * the work-item owns lanes lane .. lane+vec-1 and reads their elements of
+ * step j, k0 + 32j + lane + (0..vec-1), as one vector per input: a quarter
+ * (half) of the load and index instructions. Each component goes to its own
+ * lane's accumulator in the scalar variant's order (the first element
+ * assigned, the next ones combined with j ascending), so every lane, and
+ * the result, has the same bits. A vector reaching past kend (the last of a
+ * chunk whose length is not a multiple of vec) is read element by element,
+ * never past the end. */
+static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int vec, int batch) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  int arg = spec->arg != 0;
+  char av[4][8], aiv[4][8], mv[4][8], iv[4][8], index[48];
+  for (int c = 0; c < vec; c++) {
+    snprintf(av[c], sizeof av[c], "acc%d", c);
+    snprintf(aiv[c], sizeof aiv[c], "ai%d", c);
+  }
+  kiln_strbuf_appendf(b,
+                      "      int64_t kk = k0 + lane;\n"
+                      "      if (kk + %d <= kend) {\n",
+                      vec);
+  append_vector_element(b, spec, vec, "kk", av, aiv);
+  kiln_strbuf_append(b, "      } else {\n");
+  for (int c = 0; c < vec; c++) {
+    snprintf(index, sizeof index, "kk + %d", c);
+    kiln_strbuf_appendf(b, "        if (%s < kend)\n", index);
+    append_element(b, spec, 1, 1, index, av[c], aiv[c]);
+  }
+  /* the rest: batches of vectors while the whole batch is before kend */
+  kiln_strbuf_appendf(b,
+                      "      }\n"
+                      "      for (kk += %d; kk < kend; kk += %d) {\n"
+                      "        if (kk + %d <= kend) {\n",
+                      KILN_RT_LANES, batch * KILN_RT_LANES, (batch - 1) * KILN_RT_LANES + vec);
+  for (int u = 0; u < batch; u++) {
+    for (int c = 0; c < vec; c++) {
+      snprintf(mv[c], sizeof mv[c], "m%d_%d", u, c);
+      snprintf(iv[c], sizeof iv[c], "i%d_%d", u, c);
+      kiln_strbuf_appendf(b, "          %s %s; int64_t %s;\n", acc, mv[c], iv[c]);
+    }
+    snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
+    append_vector_element(b, spec, vec, index, mv, iv);
+  }
+  for (int u = 0; u < batch; u++)
+    for (int c = 0; c < vec; c++) {
+      snprintf(mv[c], sizeof mv[c], "m%d_%d", u, c);
+      snprintf(iv[c], sizeof iv[c], "i%d_%d", u, c);
+      kiln_strbuf_append(b, "          ");
+      append_combine(b, arg, av[c], aiv[c], mv[c], iv[c]);
+    }
+  /* the chunk's end: element by element, each lane still in order */
+  kiln_strbuf_appendf(b,
+                      "        } else {\n"
+                      "          for (int64_t kj = kk; kj < kend && kj < kk + %d; kj += %d) {\n",
+                      batch * KILN_RT_LANES, KILN_RT_LANES);
+  for (int c = 0; c < vec; c++) {
+    snprintf(index, sizeof index, "kj + %d", c);
+    kiln_strbuf_appendf(b,
+                        "          if (%s < kend) {\n"
+                        "          %s m = (%s)0; int64_t i = 0;\n",
+                        index, acc, acc);
+    append_element(b, spec, 1, 1, index, "m", "i");
+    kiln_strbuf_append(b, "          ");
+    append_combine(b, arg, av[c], aiv[c], "m", "i");
+    kiln_strbuf_append(b, "          }\n");
+  }
+  kiln_strbuf_append(b,
+                     "          }\n"
+                     "        }\n"
+                     "      }\n");
+}
+
 void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   if (spec->preamble) {
@@ -168,6 +278,96 @@ void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
                         spec->combine);
 }
 
+/* The end of a pass (row and column variants): the lanes' values into
+ * local memory, the lane tree, the chunk's result stored by lane 0. With
+ * vec lanes a work-item (the vector variant), the steps s >= vec pair lanes
+ * of different work-items, component by component through local memory as
+ * in the scalar variant; the last ones (s < vec) pair lanes of work-item 0,
+ * which runs them alone, in the same order, with no barrier. */
+static void append_tree(const kiln_rt_spec *spec, int last, int col, int vec, int keep_ndim,
+                        kiln_strbuf *b) {
+  const char *acc = kiln_dtype_kernel_type(spec->acc);
+  const char *outt = kiln_dtype_kernel_type(last ? spec->out : spec->acc);
+  int arg = spec->arg != 0;
+  kiln_strbuf_append(b, "    int64_t x = slot * 32 + lane;\n");
+  if (vec == 1) {
+    kiln_strbuf_append(b, "    bv[x] = acc;\n");
+    if (arg) kiln_strbuf_append(b, "    bi[x] = ai;\n");
+  }
+  for (int c = 0; c < vec && vec > 1; c++) {
+    kiln_strbuf_appendf(b, "    bv[x + %d] = acc%d;\n", c, c);
+    if (arg) kiln_strbuf_appendf(b, "    bi[x + %d] = ai%d;\n", c, c);
+  }
+  /* the row variant's slot is 32 consecutive work-items: its lane tree
+   * needs only their barrier (a warp's on CUDA); the column variant's
+   * lanes span the work-group */
+  const char *sync = col ? "kiln_barrier()" : "kiln_barrier32()";
+  if (vec == 1) {
+    kiln_strbuf_appendf(b,
+                        "    %s;\n"
+                        "    for (int64_t s = 16; s > 0; s /= 2) {\n"
+                        "      if (p < npairs && lane < s && k0 + lane + s < kend) {\n",
+                        sync);
+    kiln_strbuf_append(b, "        ");
+    append_combine(b, arg, "bv[x]", "bi[x]", "bv[x + s]", "bi[x + s]");
+    kiln_strbuf_append(b, "      }\n");
+  } else {
+    kiln_strbuf_appendf(b,
+                        "    %s;\n"
+                        "    for (int64_t s = 16; s >= %d; s /= 2) {\n"
+                        "      if (p < npairs && lane < s) {\n",
+                        sync, vec);
+    for (int c = 0; c < vec; c++) {
+      char to[32], ti[32], from[32], fi[32];
+      snprintf(to, sizeof to, "bv[x + %d]", c);
+      snprintf(ti, sizeof ti, "bi[x + %d]", c);
+      snprintf(from, sizeof from, "bv[x + %d + s]", c);
+      snprintf(fi, sizeof fi, "bi[x + %d + s]", c);
+      kiln_strbuf_appendf(b, "        if (k0 + lane + %d + s < kend) ", c);
+      append_combine(b, arg, to, ti, from, fi);
+    }
+    kiln_strbuf_append(b, "      }\n");
+  }
+  kiln_strbuf_appendf(b,
+                      "      %s;\n"
+                      "    }\n"
+                      "    if (p < npairs && lane == 0) {\n",
+                      sync);
+  for (int s = vec / 2; s > 0; s /= 2)
+    for (int c = 0; c < s; c++) {
+      char to[32], ti[32], from[32], fi[32];
+      snprintf(to, sizeof to, "bv[x + %d]", c);
+      snprintf(ti, sizeof ti, "bi[x + %d]", c);
+      snprintf(from, sizeof from, "bv[x + %d]", c + s);
+      snprintf(fi, sizeof fi, "bi[x + %d]", c + s);
+      kiln_strbuf_appendf(b, "      if (k0 + %d < kend) ", c + s);
+      append_combine(b, arg, to, ti, from, fi);
+    }
+  kiln_strbuf_appendf(b, "      %s a = bv[x];\n", acc);
+  if (last) {
+    kiln_strbuf_append(b, "      int64_t eq = oq;\n");
+    const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
+    kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", 1, qoff, qstr);
+    char cast[1024], store[1100];
+    if (arg)
+      snprintf(cast, sizeof cast, "(%s)bi[x]", outt);
+    else
+      kiln_rt_store_expression(spec, cast, sizeof cast);
+    kiln_ew_store_expression(spec->out, cast, store, sizeof store);
+    kiln_strbuf_appendf(b, "      q[eq] = %s;\n", store);
+  } else {
+    kiln_strbuf_append(b, "      qv[oqv + c * M + o] = a;\n");
+    if (arg) kiln_strbuf_append(b, "      qi[oqi + c * M + o] = bi[x];\n");
+  }
+  kiln_strbuf_appendf(b,
+                      "      (void)a;\n"
+                      "    }\n"
+                      "    %s;\n"
+                      "  }\n"
+                      "}\n",
+                      sync);
+}
+
 int kiln_rt_batch(const kiln_rt_spec *spec, int wide) {
   /* Measured on an H100 (reduce_bench, batches of 1 to 16): a pass that
    * fills the GPU runs a plain combine fastest as a simple loop, which the
@@ -179,16 +379,20 @@ int kiln_rt_batch(const kiln_rt_spec *spec, int wide) {
   return spec->arg ? 8 : 1;
 }
 
-void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int batch,
+void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int batch, int vec,
                     int keep_ndim, int red_ndim, const char *entry, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   const char *outt = kiln_dtype_kernel_type(last ? spec->out : spec->acc);
   int arg = spec->arg != 0, keep = first || last;
-  kiln_strbuf_appendf(b, "/* reduction '%s': pass%s%s%s */\n", spec->name, first ? " first" : "",
-                      last ? " last" : "",
+  if (!first || col || red_ndim != 1 || vec != kiln_rt_vector_width(spec)) vec = 1;
+  char vector[48] = "";
+  if (vec > 1) snprintf(vector, sizeof vector, ", vector lanes (%d a work-item)", vec);
+  kiln_strbuf_appendf(b, "/* reduction '%s': pass%s%s%s%s */\n", spec->name,
+                      first ? " first" : "", last ? " last" : "",
                       col == KILN_RT_SERIAL ? ", serial variant"
                       : col                 ? ", column variant"
-                                            : "");
+                                            : "",
+                      vector);
   kiln_rt_append_helpers(spec, b);
   /* parameters */
   kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t M, int64_t K, int64_t nchunks", entry);
@@ -218,8 +422,19 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     append_serial_body(spec, keep_ndim, red_ndim, b);
     return;
   }
-  kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(%s, bv, %d);\n", acc, KILN_RT_MAX_GROUP);
-  if (arg) kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(int64_t, bi, %d);\n", KILN_RT_MAX_GROUP);
+  /* 32 lanes a slot, a slot 32 / vec work-items */
+  int items = KILN_RT_LANES / vec;
+  char lane[32], slot[32];
+  if (col) {
+    snprintf(lane, sizeof lane, "lid / W");
+    snprintf(slot, sizeof slot, "lid %% W");
+  } else {
+    snprintf(lane, sizeof lane, vec > 1 ? "lid %% %d * %d" : "lid %% %d", items, vec);
+    snprintf(slot, sizeof slot, "lid / %d", items);
+  }
+  kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(%s, bv, %d);\n", acc, KILN_RT_MAX_GROUP * vec);
+  if (arg)
+    kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(int64_t, bi, %d);\n", KILN_RT_MAX_GROUP * vec);
   kiln_strbuf_appendf(b,
                       "  int64_t lid = kiln_local_id(0), W = kiln_local_size(0) / %d;\n"
                       "  int64_t lane = %s, slot = %s;\n"
@@ -227,18 +442,29 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
                       "  for (int64_t base = kiln_group_id(0) * W; base < npairs;\n"
                       "       base += kiln_num_groups(0) * W) {\n"
                       "    int64_t p = base + slot, o = p %% M, c = p / M;\n"
-                      "    int64_t k0 = c * %d, kend = k0 + %d < K ? k0 + %d : K;\n"
-                      "    %s acc = (%s)0;\n"
-                      "    int64_t ai = 0;\n"
-                      "    if (p < npairs) {\n",
-                      KILN_RT_LANES, col ? "lid / W" : "lid % 32", col ? "lid % W" : "lid / 32",
-                      KILN_RT_CHUNK, KILN_RT_CHUNK, KILN_RT_CHUNK, acc, acc);
+                      "    int64_t k0 = c * %d, kend = k0 + %d < K ? k0 + %d : K;\n",
+                      items, lane, slot, KILN_RT_CHUNK, KILN_RT_CHUNK, KILN_RT_CHUNK);
+  for (int c = 0; c < vec; c++) {
+    char suffix[8] = "";
+    if (vec > 1) snprintf(suffix, sizeof suffix, "%d", c);
+    kiln_strbuf_appendf(b,
+                        "    %s acc%s = (%s)0;\n"
+                        "    int64_t ai%s = 0;\n",
+                        acc, suffix, acc, suffix);
+  }
+  kiln_strbuf_append(b, "    if (p < npairs) {\n");
   if (first) append_input_bases(b, spec, keep_ndim, "      ");
+  if (batch < 1) batch = 1;
+  if (batch > KILN_RT_MAX_BATCH) batch = KILN_RT_MAX_BATCH;
+  if (vec > 1) {
+    append_vector_lanes(b, spec, vec, batch);
+    kiln_strbuf_append(b, "    }\n");
+    append_tree(spec, last, col, vec, keep_ndim, b);
+    return;
+  }
   /* a lane's elements in order: its first, then the rest in batches of
    * loads, each predicated on the chunk's end so that a whole batch is in
    * flight at once, combined in order (the same bits as one at a time) */
-  if (batch < 1) batch = 1;
-  if (batch > KILN_RT_MAX_BATCH) batch = KILN_RT_MAX_BATCH;
   kiln_strbuf_append(b,
                      "      int64_t kk = k0 + lane;\n"
                      "      if (kk < kend) {\n");
@@ -263,50 +489,8 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   kiln_strbuf_append(b, "        }\n");
   kiln_strbuf_append(b,
                      "      }\n"
-                     "    }\n"
-                     "    int64_t x = slot * 32 + lane;\n"
-                     "    bv[x] = acc;\n");
-  if (arg) kiln_strbuf_append(b, "    bi[x] = ai;\n");
-  /* the row variant's slot is 32 consecutive work-items: its lane tree
-   * needs only their barrier (a warp's on CUDA); the column variant's
-   * lanes span the work-group */
-  const char *sync = col ? "kiln_barrier()" : "kiln_barrier32()";
-  kiln_strbuf_appendf(b,
-                      "    %s;\n"
-                      "    for (int64_t s = 16; s > 0; s /= 2) {\n"
-                      "      if (p < npairs && lane < s && k0 + lane + s < kend) {\n",
-                      sync);
-  kiln_strbuf_append(b, "        ");
-  append_combine(b, arg, "bv[x]", "bi[x]", "bv[x + s]", "bi[x + s]");
-  kiln_strbuf_appendf(b,
-                      "      }\n"
-                      "      %s;\n"
-                      "    }\n"
-                      "    if (p < npairs && lane == 0) {\n",
-                      sync);
-  kiln_strbuf_appendf(b, "      %s a = bv[x];\n", acc);
-  if (last) {
-    kiln_strbuf_append(b, "      int64_t eq = oq;\n");
-    const char *qoff[1] = {"eq"}, *qstr[1] = {"qt"};
-    kiln_rt_append_decompose(b, "      ", "o", keep_ndim, "ks", 1, qoff, qstr);
-    char cast[1024], store[1100];
-    if (arg)
-      snprintf(cast, sizeof cast, "(%s)bi[x]", outt);
-    else
-      kiln_rt_store_expression(spec, cast, sizeof cast);
-    kiln_ew_store_expression(spec->out, cast, store, sizeof store);
-    kiln_strbuf_appendf(b, "      q[eq] = %s;\n", store);
-  } else {
-    kiln_strbuf_append(b, "      qv[oqv + c * M + o] = a;\n");
-    if (arg) kiln_strbuf_append(b, "      qi[oqi + c * M + o] = bi[x];\n");
-  }
-  kiln_strbuf_appendf(b,
-                      "      (void)a;\n"
-                      "    }\n"
-                      "    %s;\n"
-                      "  }\n"
-                      "}\n",
-                      sync);
+                     "    }\n");
+  append_tree(spec, last, col, 1, keep_ndim, b);
 }
 
 void kiln_rt_store_expression(const kiln_rt_spec *spec, char *out, size_t size) {
@@ -347,23 +531,23 @@ kiln_status kiln_rt_merge(int n, const kiln_array *const *views, kiln_ew_layout 
 
 typedef struct rt_request {
   const kiln_rt_spec *spec;
-  int first, last, col, batch, keep_ndim, red_ndim;
+  int first, last, col, batch, vec, keep_ndim, red_ndim;
   const char *entry;
 } rt_request;
 
 static kiln_status rt_generate(void *data, kiln_strbuf *source) {
   const rt_request *r = data;
-  kiln_rt_source(r->spec, r->first, r->last, r->col, r->batch, r->keep_ndim, r->red_ndim, r->entry,
-                 source);
+  kiln_rt_source(r->spec, r->first, r->last, r->col, r->batch, r->vec, r->keep_ndim, r->red_ndim,
+                 r->entry, source);
   return KILN_OK;
 }
 
 static kiln_status get_program(kiln_context *ctx, const rt_request *r, kiln_program **program) {
   kiln_strbuf key = {0};
   const kiln_rt_spec *s = r->spec;
-  kiln_strbuf_appendf(&key, "\1rt|%s|%d%d%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->first, r->last,
-                      r->col, r->batch, r->keep_ndim, r->red_ndim, (int)s->acc, (int)s->out, s->arg,
-                      s->ninputs);
+  kiln_strbuf_appendf(&key, "\1rt|%s|%d%d%d|%d|v%d|%d|%d|%d|%d|%d|%d|", s->name, r->first,
+                      r->last, r->col, r->batch, r->vec, r->keep_ndim, r->red_ndim, (int)s->acc,
+                      (int)s->out, s->arg, s->ninputs);
   for (int j = 0; j < s->ninputs; j++) kiln_strbuf_appendf(&key, "%d,", (int)s->inputs[j]);
   const char *parts[4] = {s->preamble, s->map, s->combine, s->post};
   for (int i = 0; i < 4; i++) {
@@ -397,6 +581,34 @@ static void add_buffer(arg_list *l, kiln_backend_buffer *buffer) {
 }
 
 static uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
+
+static atomic_int forced_loads; /* kiln_rt_force_loads */
+
+void kiln_rt_force_loads(kiln_rt_loads loads) { atomic_store(&forced_loads, (int)loads); }
+
+/* Can the first pass read input j's rows as vectors of 16 bytes? Its
+ * elements must be contiguous along the one merged reduced dim and every
+ * row's first element 16-byte aligned: the buffer's base (kiln's own
+ * allocations are; wrapped memory is checked by its address, and an OpenCL
+ * memory object of another library's is not trusted), the offset, and each
+ * kept stride of an extent above 1. Each chunk starts a multiple of 4096
+ * elements into its row, each vector a multiple of 4 (2) elements into its
+ * chunk: aligned too. */
+static int vector_fits(kiln_context *ctx, const kiln_array *input, const kiln_ew_layout *keep,
+                       const kiln_ew_layout *red, int j) {
+  int64_t size = (int64_t)kiln_dtype_size(input->dtype);
+  if (red->ndim != 1 || red->strides[j][0] != 1 || keep->offsets[j] * size % 16 != 0) return 0;
+  for (int d = 0; d < keep->ndim; d++)
+    if (keep->shape[d] > 1 && keep->strides[j][d] * size % 16 != 0) return 0;
+  if (input->buffer->wrapped) {
+    kiln_backend_memory memory = {0};
+    if (!ctx->ops->buffer_native || !input->buffer->handle ||
+        ctx->ops->buffer_native(ctx->device, input->buffer->handle, &memory) != KILN_OK ||
+        memory.address == 0 || memory.address % 16 != 0)
+      return 0;
+  }
+  return 1;
+}
 
 kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec, int nkeep,
                         int nred, const kiln_array *const *inputs, const kiln_array *out,
@@ -433,9 +645,22 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
   int col = M > 1 && (kin < 0 ? -kin : kin) < (rin < 0 ? -rin : rin);
   /* CPU devices run many short row reductions without the barriers of the
    * lane tree: same order, one work-item per output */
+  int loads = atomic_load(&forced_loads);
   if (!col && ctx->info.type == KILN_DEVICE_CPU && K <= KILN_RT_CHUNK && M >= 64 &&
-      work_group_size == 0)
+      work_group_size == 0 && loads == KILN_RT_LOADS_AUTO)
     col = KILN_RT_SERIAL;
+  /* the row variant's first pass with vector lanes where every input's
+   * rows allow 16-byte loads */
+  int vec = col || loads == KILN_RT_LOADS_SCALAR ? 1 : kiln_rt_vector_width(spec);
+  for (int j = 0; j < nin && vec > 1; j++)
+    if (!vector_fits(ctx, inputs[j], &keep, &red, j)) vec = 1;
+  if (loads == KILN_RT_LOADS_VECTOR && vec == 1)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "reduction '%s': vector loads forced, but the first pass %s", spec->name,
+                          col ? "is the column variant"
+                          : kiln_rt_vector_width(spec) == 1
+                              ? "reads elements of 1 or 2 bytes or of several sizes"
+                              : "reads a row that is not contiguous or not 16-byte aligned");
 
   /* chunk counts of the passes and the scratch they need: two regions,
    * pass p writing region p % 2 */
@@ -476,8 +701,9 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
      * bound by latency, not bandwidth */
     int wide = ctx->info.type != KILN_DEVICE_CPU &&
                (uint64_t)(M * counts[p]) < (uint64_t)ctx->info.compute_units * 16;
-    rt_request req = {spec, first, last, pcol, kiln_rt_batch(spec, wide), keep.ndim, red.ndim,
-                      entry};
+    int pvec = first ? vec : 1;
+    rt_request req = {spec,     first,     last,     pcol, kiln_rt_batch(spec, wide),
+                      pvec,     keep.ndim, red.ndim, entry};
     kiln_program *program = NULL;
     status = get_program(ctx, &req, &program);
     if (status != KILN_OK) break;
@@ -543,7 +769,7 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
                               KILN_RT_LANES);
       break;
     }
-    uint64_t slots = local / KILN_RT_LANES;
+    uint64_t slots = local / (KILN_RT_LANES / (uint64_t)pvec);
     uint64_t pairs = (uint64_t)(M * counts[p]);
     uint64_t groups = (pairs + slots - 1) / slots;
     if (groups > 65535) groups = 65535;

@@ -12,8 +12,10 @@
  * the same way in further passes. A pass is launched as work-groups of
  * slots x 32 lanes; in the "column" variant (used when the kept dims step
  * through memory faster than the reduced ones) neighbouring work-items take
- * neighbouring outputs, so loads coalesce either way. The keep and reduce
- * dims are each merged by the element-wise planner. */
+ * neighbouring outputs, so loads coalesce either way; in the row variant's
+ * first pass over contiguous, 16-byte aligned rows, a work-item owns 4 (2)
+ * lanes and reads them as one vector (the same order, the same bits). The
+ * keep and reduce dims are each merged by the element-wise planner. */
 #ifndef KILN_CORE_REDUCE_TREE_H
 #define KILN_CORE_REDUCE_TREE_H
 
@@ -59,11 +61,33 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
 /* Appends the kernel source of one pass. first: reads the inputs through
  * the map (else acc partials); last: writes out through post (else acc
  * partials); col: 1 the column variant, KILN_RT_SERIAL one work-item per
- * output (only first and last: one chunk); batch: loads a lane has in
- * flight at once, 1..KILN_RT_MAX_BATCH (kiln_rt_batch); keep_ndim/red_ndim:
- * merged dims. The order of operations does not depend on batch. */
-void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int batch,
+ * output (only first and last: one chunk); batch: loads a work-item has in
+ * flight at once, 1..KILN_RT_MAX_BATCH (kiln_rt_batch); vec: lanes a
+ * work-item owns, 1, or kiln_rt_vector_width(spec) for the vector variant
+ * of a first pass's row variant with red_ndim 1 (any other pass ignores
+ * it): it reads each input's elements as 16-byte vectors, so the launch
+ * must guarantee a reduced stride of 1 and 16-byte aligned rows (see
+ * kiln_rt_run); keep_ndim/red_ndim: merged dims. The order of operations
+ * depends on neither batch nor vec. */
+void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int batch, int vec,
                     int keep_ndim, int red_ndim, const char *entry, kiln_strbuf *out);
+
+/* The vector variant's lanes a work-item for spec's inputs: 16 bytes of
+ * each, 4 of 4-byte and 2 of 8-byte dtypes; 1 (no vector variant) for
+ * inputs of 1 or 2 bytes or of different sizes. */
+int kiln_rt_vector_width(const kiln_rt_spec *spec);
+
+/* Tests only: the first pass's loads for the calls that follow, in every
+ * thread. AUTO: kiln's choice; SCALAR: never vectors; VECTOR: the vector
+ * variant, or INVALID_ARGUMENT where it cannot run. Both forced modes also
+ * keep CPU devices off the serial variant, so that they compare the row
+ * kernels. */
+typedef enum kiln_rt_loads {
+  KILN_RT_LOADS_AUTO = 0,
+  KILN_RT_LOADS_SCALAR = 1,
+  KILN_RT_LOADS_VECTOR = 2
+} kiln_rt_loads;
+void kiln_rt_force_loads(kiln_rt_loads loads);
 
 /* The batch of loads for a pass of spec: wide for a pass too small to fill
  * a GPU (its time is the latency of a lane's loads one batch after

@@ -1,7 +1,8 @@
 /* core/reduce/reduce_catalog.c: the reduction and scan kernels kiln
  * generates, for the compile checks on GPU targets absent from the machine
  * (core/kernel/kernel_catalog.h): every pass shape (first, middle, last,
- * row and column variants, merged dims), the built-in reducible ufuncs at
+ * row and column variants, merged dims, the vector variant of a first
+ * pass where its inputs allow it), the built-in reducible ufuncs at
  * several dtypes, argmin/argmax, a custom map/reduce/post reduction, the
  * scan passes (inclusive, exclusive, compaction) and the identity fill.
  * Each kernel defines its helpers, so each is its own source. */
@@ -18,18 +19,36 @@ static kiln_status add_source(kiln_catalog *c, const char *what, kiln_strbuf *b)
   return status;
 }
 
-/* One reduction pass of spec. */
-static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last, int col,
-                            int keep_ndim, int red_ndim) {
+/* One reduction pass of spec with vec lanes a work-item (1, or the
+ * vector variant's kiln_rt_vector_width) and the batch of a wide pass or
+ * of one that fills the device. */
+static kiln_status add_pass_as(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last,
+                               int col, int keep_ndim, int red_ndim, int vec, int wide) {
   kiln_strbuf b = {0};
-  /* a first pass with the batch of a pass that fills the device, later
-   * passes (partials, few) with the wide one, as they usually run */
-  kiln_rt_source(spec, first, last, col, kiln_rt_batch(spec, !first), keep_ndim, red_ndim,
+  kiln_rt_source(spec, first, last, col, kiln_rt_batch(spec, wide), vec, keep_ndim, red_ndim,
                  "kiln_reduce_catalog", &b);
   char what[128];
-  snprintf(what, sizeof what, "reduction %s pass %d%d%d %d/%d", spec->name, first, last, col,
-           keep_ndim, red_ndim);
+  snprintf(what, sizeof what, "reduction %s pass %d%d%d %d/%d%s%s", spec->name, first, last, col,
+           keep_ndim, red_ndim, vec > 1 ? " vector" : "", wide ? " wide" : "");
   return add_source(c, what, &b);
+}
+
+/* One reduction pass of spec: a first pass with the batch of a pass that
+ * fills the device, later passes (partials, few) with the wide one, as they
+ * usually run. */
+static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last, int col,
+                            int keep_ndim, int red_ndim) {
+  return add_pass_as(c, spec, first, last, col, keep_ndim, red_ndim, 1, !first);
+}
+
+/* The vector variant of spec's first pass (row variant, one reduced dim),
+ * the whole reduction and the partials of a wide pass. */
+static kiln_status add_vector_passes(kiln_catalog *c, const kiln_rt_spec *spec) {
+  int vec = kiln_rt_vector_width(spec);
+  if (vec == 1) return KILN_OK;
+  kiln_status status = add_pass_as(c, spec, 1, 1, 0, 1, 1, vec, 0);
+  if (status == KILN_OK) status = add_pass_as(c, spec, 1, 0, 0, 2, 1, vec, 1);
+  return status;
 }
 
 static kiln_status add_scan(kiln_catalog *c, const kiln_rt_spec *spec, const char *identity,
@@ -50,6 +69,7 @@ static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_ufunc *u, k
   kiln_ufunc_op op;
   kiln_status status = kiln_ufunc_op_make(u, "reduce", in, 0, KILN_DTYPE_COUNT, &op);
   if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 1, 0, 1, 1);
+  if (status == KILN_OK) status = add_vector_passes(c, &op.spec);
   if (status == KILN_OK && all_passes) {
     status = add_pass(c, &op.spec, 1, 1, KILN_RT_SERIAL, 2, 2);
     if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 0, 1, 2, 2);
@@ -109,6 +129,7 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
                       .out = KILN_INT64,
                       .arg = 1};
   if (status == KILN_OK) status = add_pass(c, &arg, 1, 0, 0, 1, 1);
+  if (status == KILN_OK) status = add_vector_passes(c, &arg);
   if (status == KILN_OK) status = add_pass(c, &arg, 1, 1, KILN_RT_SERIAL, 1, 1);
   arg.name = "argmin";
   arg.arg = -1;
@@ -126,6 +147,9 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
       .combine = "return (double)(a + b);",
       .post = "sqrt(a)"};
   if (status == KILN_OK) status = add_pass(c, &custom, 1, 1, 0, 2, 3);
+  /* its vector variant: inputs of one size, contiguous along one dim */
+  custom.inputs[1] = KILN_INT32;
+  if (status == KILN_OK) status = add_vector_passes(c, &custom);
   /* compaction: an exclusive add-scan of a mask that moves the data */
   kiln_rt_spec compact = {.name = "compact",
                           .ninputs = 1,
