@@ -209,7 +209,34 @@ static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int ve
   for (int c = 0; c < vec; c++) {
     snprintf(av[c], sizeof av[c], "acc%d", c);
     snprintf(aiv[c], sizeof aiv[c], "ai%d", c);
+    snprintf(mv[c], sizeof mv[c], "m%d", c);
+    snprintf(iv[c], sizeof iv[c], "i%d", c);
   }
+  /* A whole chunk (all but a row's last) of a plain combine: every vector
+   * is in range, so a loop of constant trip count with no test on kend,
+   * which the compilers unroll and pipeline. Measured on an H100 (sum of
+   * 1e8 float32): 0.181 ms through the guarded batches below, 0.160-0.164
+   * this way (unrolled 1: 0.180, 2: 0.160, 4: 0.164, 8: 0.163, 16: 0.161);
+   * the arg comparison's chain of selects keeps the batches of 8 (argmax
+   * 0.185 ms, 0.224 this way). */
+  if (!arg) {
+    kiln_strbuf_appendf(b, "      if (kend - k0 == %d) {\n", KILN_RT_CHUNK);
+    append_vector_element(b, spec, vec, "k0 + lane", av, aiv);
+    kiln_strbuf_appendf(b,
+                        "#pragma unroll %d\n"
+                        "        for (int kiln_j = 1; kiln_j < %d; kiln_j++) {\n",
+                        KILN_RT_VECTOR_UNROLL, KILN_RT_CHUNK / KILN_RT_LANES);
+    for (int c = 0; c < vec; c++)
+      kiln_strbuf_appendf(b, "          %s %s; int64_t %s;\n", acc, mv[c], iv[c]);
+    append_vector_element(b, spec, vec, "k0 + lane + kiln_j * 32", mv, iv);
+    for (int c = 0; c < vec; c++) {
+      kiln_strbuf_append(b, "          ");
+      append_combine(b, arg, av[c], aiv[c], mv[c], iv[c]);
+    }
+    kiln_strbuf_append(b, "        }\n      } else {\n");
+  }
+  /* a shorter chunk: vectors in batches while they are in range, then
+   * element by element */
   kiln_strbuf_appendf(b,
                       "      int64_t kk = k0 + lane;\n"
                       "      if (kk + %d <= kend) {\n",
@@ -263,6 +290,7 @@ static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int ve
                      "          }\n"
                      "        }\n"
                      "      }\n");
+  if (!arg) kiln_strbuf_append(b, "      }\n"); /* the whole chunk's else */
 }
 
 void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {

@@ -26,6 +26,9 @@
 #define KILN_RT_MAX_GROUP 256
 #define KILN_RT_MAX_INPUTS 16
 #define KILN_RT_MAX_BATCH 32
+/* Unrolling of the vector variant's loop over a whole chunk (measured,
+ * reduce_tree.c) */
+#define KILN_RT_VECTOR_UNROLL 2
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
 
 typedef struct kiln_rt_spec {
