@@ -114,11 +114,13 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
                                kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   int arg = spec->arg != 0;
+  char zero[64];
+  kiln_ew_zero_expression(spec->acc, zero, sizeof zero);
   kiln_strbuf_appendf(b,
                       "  for (int64_t o = kiln_global_id(0); o < M; o += kiln_global_size(0)) {\n"
-                      "    %s lanes[%d], acc = (%s)0, m0;\n"
+                      "    %s lanes[%d], acc = %s, m0;\n"
                       "    int64_t idx[%d], ai = 0, i0;\n",
-                      acc, KILN_RT_LANES, acc, KILN_RT_LANES);
+                      acc, KILN_RT_LANES, zero, KILN_RT_LANES);
   append_input_bases(b, spec, keep_ndim, "    ");
   kiln_strbuf_appendf(b, "    for (int64_t lane = 0; lane < %d && lane < K; lane++) {\n",
                       KILN_RT_LANES);
@@ -184,6 +186,8 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   const char *outt = kiln_dtype_kernel_type(last ? spec->out : spec->acc);
   int arg = spec->arg != 0, keep = first || last;
+  char zero[64];
+  kiln_ew_zero_expression(spec->acc, zero, sizeof zero);
   kiln_strbuf_appendf(b, "/* reduction '%s': pass%s%s%s */\n", spec->name, first ? " first" : "",
                       last ? " last" : "",
                       col == KILN_RT_SERIAL ? ", serial variant"
@@ -228,11 +232,11 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
                       "       base += kiln_num_groups(0) * W) {\n"
                       "    int64_t p = base + slot, o = p %% M, c = p / M;\n"
                       "    int64_t k0 = c * %d, kend = k0 + %d < K ? k0 + %d : K;\n"
-                      "    %s acc = (%s)0;\n"
+                      "    %s acc = %s;\n"
                       "    int64_t ai = 0;\n"
                       "    if (p < npairs) {\n",
                       KILN_RT_LANES, col ? "lid / W" : "lid % 32", col ? "lid % W" : "lid / 32",
-                      KILN_RT_CHUNK, KILN_RT_CHUNK, KILN_RT_CHUNK, acc, acc);
+                      KILN_RT_CHUNK, KILN_RT_CHUNK, KILN_RT_CHUNK, acc, zero);
   if (first) append_input_bases(b, spec, keep_ndim, "      ");
   /* a lane's elements in order: its first, then the rest in batches of
    * loads, each predicated on the chunk's end so that a whole batch is in
@@ -251,7 +255,7 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
     snprintf(mv[u], sizeof mv[u], "m%d", u);
     snprintf(iv[u], sizeof iv[u], "i%d", u);
-    kiln_strbuf_appendf(b, "          %s %s = (%s)0; int64_t %s = 0;\n", acc, mv[u], acc, iv[u]);
+    kiln_strbuf_appendf(b, "          %s %s = %s; int64_t %s = 0;\n", acc, mv[u], zero, iv[u]);
     if (u > 0) kiln_strbuf_appendf(b, "          if (%s < kend)\n", index);
     append_element(b, spec, first, red_ndim, index, mv[u], iv[u]);
   }
