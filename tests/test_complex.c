@@ -585,7 +585,26 @@ static void test_refusals(kiln_context *ctx) {
   CHECK(kiln_dtype_size(KILN_COMPLEX128) == 16 && kiln_dtype_component(KILN_COMPLEX64) == KILN_FLOAT32);
 }
 
+/* Strided host operands: the staging copy moves 16-byte elements whole
+ * (it once copied 8 bytes of each complex128). */
+static void test_host_strided(kiln_context *ctx) {
+  if (!has_double(ctx)) return;
+  enum { N = 9 };
+  double in[4 * N], out[2 * N];
+  for (int i = 0; i < 4 * N; i++) in[i] = random_part();
+  int64_t n = N, stride = 32; /* every second complex128 */
+  kiln_ufunc *u = NULL;
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "conjugate", &u));
+  kiln_operand a = kiln_operand_host(in, KILN_COMPLEX128, 1, &n, &stride);
+  kiln_operand r = kiln_operand_host_output(out, KILN_COMPLEX128, 1, &n, NULL);
+  CHECK_OK(kiln_ufunc_call(u, 1, &a, 1, &r, NULL));
+  for (int i = 0; i < N; i++)
+    CHECK_MSG(out[2 * i] == in[4 * i] && out[2 * i + 1] == -in[4 * i + 1], "[%d]", i);
+  kiln_ufunc_release(u);
+}
+
 static const harness_test tests[] = {
+    {"host_strided", test_host_strided},
     {"casts", test_casts},
     {"ufuncs", test_ufuncs},
     {"branch_cuts", test_branch_cuts},
