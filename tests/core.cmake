@@ -10,6 +10,7 @@ kiln_conformance_test(no_driver SOURCES test_no_driver.c NO_BACKEND
 kiln_conformance_test(random_host SOURCES test_random_host.c NO_BACKEND)
 kiln_conformance_test(float16_host SOURCES test_float16_host.c NO_BACKEND)
 kiln_conformance_test(float16 SOURCES test_float16.c)
+kiln_conformance_test(complex SOURCES test_complex.c)
 # Every kernel of the suite and every built-in kernel, compiled for GPU
 # targets this machine lacks (skipped with the reason when the compiler
 # library is absent).

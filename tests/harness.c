@@ -84,6 +84,15 @@ static void store(void *data, kiln_dtype dtype, int64_t i, double v) {
     case KILN_FLOAT32: ((float *)data)[i] = (float)v; break;
     case KILN_FLOAT64: ((double *)data)[i] = v; break;
     case KILN_FLOAT16: ((uint16_t *)data)[i] = kiln_float16_from_double(v); break;
+    /* complex: real part v, imaginary part -v/2 (nonzero with v) */
+    case KILN_COMPLEX64:
+      ((float *)data)[2 * i] = (float)v;
+      ((float *)data)[2 * i + 1] = (float)(-v / 2);
+      break;
+    case KILN_COMPLEX128:
+      ((double *)data)[2 * i] = v;
+      ((double *)data)[2 * i + 1] = -v / 2;
+      break;
     default: break;
   }
 }
@@ -91,7 +100,7 @@ static void store(void *data, kiln_dtype dtype, int64_t i, double v) {
 void harness_fill_random(void *data, kiln_dtype dtype, int64_t n, double lo, double hi) {
   for (int64_t i = 0; i < n; i++) {
     double v = dtype == KILN_BOOL ? (double)(harness_rand_u64() & 1) : harness_rand_uniform(lo, hi);
-    if (!kiln_dtype_is_float(dtype)) {
+    if (!kiln_dtype_is_float(dtype) && !kiln_dtype_is_complex(dtype)) {
       /* a float to integer conversion out of the type's range is undefined
        * behaviour: fold into range (unsigned types take |v|) */
       static const double lowest[KILN_DTYPE_COUNT] = {
@@ -128,6 +137,8 @@ double harness_get(const void *data, kiln_dtype dtype, int64_t i) {
     case KILN_FLOAT32: return ((const float *)data)[i];
     case KILN_FLOAT64: return ((const double *)data)[i];
     case KILN_FLOAT16: return kiln_float16_to_float(((const uint16_t *)data)[i]);
+    case KILN_COMPLEX64: return ((const float *)data)[2 * i]; /* the real part */
+    case KILN_COMPLEX128: return ((const double *)data)[2 * i];
     default: return NAN;
   }
 }

@@ -63,7 +63,7 @@ char *harness_load_kernel(const char *file);
 kiln_kernel *harness_kernel(kiln_context *ctx, const char *file, const char *entry);
 
 /* Reads element i of a host buffer of `dtype` as double. */
-double harness_get(const void *data, kiln_dtype dtype, int64_t i);
+double harness_get(const void *data, kiln_dtype dtype, int64_t i); /* complex: the real part */
 
 #define CHECK(cond)                                                 \
   do {                                                              \

@@ -50,7 +50,7 @@ static void test_full_and_zeros(kiln_context *ctx) {
   for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
     kiln_dtype dtype = (kiln_dtype)d;
     size_t item = kiln_dtype_size(dtype);
-    unsigned char value[8];
+    unsigned char value[16]; /* complex128 is the widest */
     harness_fill_random(value, dtype, 1, 1, 100);
     kiln_array *full = NULL, *zeros = NULL;
     REQUIRE_OK(kiln_array_full(ctx, dtype, 3, shape, value, &full));

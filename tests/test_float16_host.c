@@ -152,7 +152,8 @@ static void test_names(kiln_context *unused) {
       want |= (int)safe_in[i] == d;
     CHECK_MSG(kiln_dtype_can_cast_safely((kiln_dtype)d, KILN_FLOAT16) == want, "%s -> float16",
               kiln_dtype_name((kiln_dtype)d));
-    int out = d == KILN_FLOAT16 || d == KILN_FLOAT32 || d == KILN_FLOAT64;
+    int out = d == KILN_FLOAT16 || d == KILN_FLOAT32 || d == KILN_FLOAT64 ||
+              d == KILN_COMPLEX64 || d == KILN_COMPLEX128;
     CHECK_MSG(kiln_dtype_can_cast_safely(KILN_FLOAT16, (kiln_dtype)d) == out, "float16 -> %s",
               kiln_dtype_name((kiln_dtype)d));
   }

@@ -84,7 +84,7 @@ static void test_bad_signatures(kiln_context *unused) {
   bad("float32(float32 x", 18, "expected ',' or ')'");
   bad("(float32 r float32 t)(float32 x)", 12, "expected ',' or ')'");
   bad("float32(float32 kiln_x)", 17, "reserved");
-  bad("float32(complex64 z)", 9, "unknown type 'complex64'");
+  bad("float32(complex32 z)", 9, "unknown type 'complex32'");
   bad("float32(float32 1x)", 17, "expected a parameter name");
 }
 

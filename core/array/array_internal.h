@@ -61,6 +61,14 @@ struct kiln_array {
  * the 8 bytes zero. The one host conversion of scalars to float dtypes. */
 void kiln_dtype_float_bytes(kiln_dtype to, double v, unsigned char out[8]);
 
+/* The most bytes one scalar of any dtype takes (complex128). */
+#define KILN_SCALAR_BYTES 16
+
+/* Writes re + im*i as one element of complex dtype `to` (each part rounded
+ * once to the component's precision) into out, the rest zero. */
+void kiln_dtype_complex_bytes(kiln_dtype to, double re, double im,
+                              unsigned char out[KILN_SCALAR_BYTES]);
+
 /* Checks ndim/shape/dtype and computes the element count, rejecting
  * negative extents and products or byte sizes that overflow int64. */
 kiln_status kiln_shape_validate(kiln_dtype dtype, int ndim, const int64_t *shape,

@@ -9,7 +9,7 @@ typedef struct dtype_desc {
   const char *name;
   const char *kernel_type;
   size_t size;
-  char kind; /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float */
+  char kind; /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c' complex */
 } dtype_desc;
 
 static const dtype_desc dtypes[KILN_DTYPE_COUNT] = {
@@ -25,6 +25,8 @@ static const dtype_desc dtypes[KILN_DTYPE_COUNT] = {
     [KILN_FLOAT32] = {"float32", "float", 4, 'f'},
     [KILN_FLOAT64] = {"float64", "double", 8, 'f'},
     [KILN_FLOAT16] = {"float16", "kiln_half", 2, 'f'},
+    [KILN_COMPLEX64] = {"complex64", "kiln_complex64", 8, 'c'},
+    [KILN_COMPLEX128] = {"complex128", "kiln_complex128", 16, 'c'},
 };
 
 static int dtype_valid(kiln_dtype d) { return (int)d >= 0 && d < KILN_DTYPE_COUNT; }
@@ -43,6 +45,14 @@ int kiln_dtype_is_float(kiln_dtype dtype) {
   return dtype_valid(dtype) && dtypes[dtype].kind == 'f';
 }
 
+int kiln_dtype_is_complex(kiln_dtype dtype) {
+  return dtype_valid(dtype) && dtypes[dtype].kind == 'c';
+}
+
+kiln_dtype kiln_dtype_component(kiln_dtype dtype) {
+  return dtype == KILN_COMPLEX64 ? KILN_FLOAT32 : dtype == KILN_COMPLEX128 ? KILN_FLOAT64 : dtype;
+}
+
 kiln_status kiln_dtype_from_name(const char *name, kiln_dtype *out) {
   static const struct {
     const char *alias;
@@ -53,7 +63,9 @@ kiln_status kiln_dtype_from_name(const char *name, kiln_dtype *out) {
       {"i4", KILN_INT32},    {"u4", KILN_UINT32},   {"i8", KILN_INT64},
       {"u8", KILN_UINT64},   {"f4", KILN_FLOAT32},  {"f8", KILN_FLOAT64},
       {"float", KILN_FLOAT32}, {"double", KILN_FLOAT64}, {"f2", KILN_FLOAT16},
-      {"e", KILN_FLOAT16},     {"half", KILN_FLOAT16},
+      {"e", KILN_FLOAT16},     {"half", KILN_FLOAT16},  {"c8", KILN_COMPLEX64},
+      {"F", KILN_COMPLEX64},   {"c16", KILN_COMPLEX128}, {"D", KILN_COMPLEX128},
+      {"complex", KILN_COMPLEX128},
   };
   KILN_CHECK_ARG(name);
   KILN_CHECK_ARG(out);
@@ -71,18 +83,23 @@ kiln_status kiln_dtype_from_name(const char *name, kiln_dtype *out) {
   }
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                         "unknown dtype '%s'; valid: bool, int8, uint8, int16, uint16, "
-                        "int32, uint32, int64, uint64, float16, float32, float64",
+                        "int32, uint32, int64, uint64, float16, float32, float64, complex64, "
+                        "complex128",
                         name);
 }
 
 /* NumPy's np.can_cast(from, to, 'safe'): bool to anything; an integer to a
  * wider one of a kind that holds every value; ints to a wider float (8-bit
  * ints to float16, 16-bit to float32, 32-bit to float64) and (as NumPy has
- * it) 64-bit ints to float64; floats only widen. */
+ * it) 64-bit ints to float64; floats only widen. A complex dtype takes what
+ * its component takes (so int32 -> complex128, float16 -> complex64);
+ * complex only widens, never to a real dtype. */
 int kiln_dtype_can_cast_safely(kiln_dtype from, kiln_dtype to) {
   if (!dtype_valid(from) || !dtype_valid(to)) return 0;
   if (from == to) return 1;
   const dtype_desc *f = &dtypes[from], *t = &dtypes[to];
+  if (t->kind == 'c' && f->kind != 'c')
+    return kiln_dtype_can_cast_safely(from, kiln_dtype_component(to));
   switch (f->kind) {
     case 'b': return 1;
     case 'u':
@@ -95,6 +112,7 @@ int kiln_dtype_can_cast_safely(kiln_dtype from, kiln_dtype to) {
       if (t->kind == 'f') return t->size > f->size || t->size == 8;
       return 0;
     case 'f': return t->kind == 'f' && t->size >= f->size;
+    case 'c': return t->kind == 'c' && t->size >= f->size;
   }
   return 0;
 }
@@ -110,4 +128,15 @@ void kiln_dtype_float_bytes(kiln_dtype to, double v, unsigned char out[8]) {
   } else {
     memcpy(out, &v, sizeof v);
   }
+}
+
+void kiln_dtype_complex_bytes(kiln_dtype to, double re, double im,
+                              unsigned char out[KILN_SCALAR_BYTES]) {
+  memset(out, 0, KILN_SCALAR_BYTES);
+  kiln_dtype part = kiln_dtype_component(to);
+  size_t half = kiln_dtype_size(part);
+  kiln_dtype_float_bytes(part, re, out);
+  unsigned char imag[8];
+  kiln_dtype_float_bytes(part, im, imag);
+  memcpy(out + half, imag, half);
 }

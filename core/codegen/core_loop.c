@@ -161,12 +161,14 @@ static void append_call(const kiln_core_loop *loop, kiln_strbuf *b) {
     array[k] = loop->operands[k].by_value ? -1 : narrays++;
     scalar[k] = loop->operands[k].by_value ? nscalars++ : -1;
   }
-  char cast[160], value[32], load[64];
+  char cast[288], value[32], load[64], zero[64];
   kiln_strbuf_append(b, "    ");
   for (int k = loop->nin; k < nops; k++)
-    if (loop->operands[k].ndim == 0)
-      kiln_strbuf_appendf(b, "%s kiln_r%d = 0; ",
-                          kiln_ew_value_type(loop->operands[k].body_type), k);
+    if (loop->operands[k].ndim == 0) {
+      kiln_ew_zero_expression(loop->operands[k].body_type, zero, sizeof zero);
+      kiln_strbuf_appendf(b, "%s kiln_r%d = %s; ",
+                          kiln_ew_value_type(loop->operands[k].body_type), k, zero);
+    }
   if (loop->returns_value) kiln_strbuf_appendf(b, "kiln_r%d = ", loop->nin);
   kiln_strbuf_appendf(b, "%s_body(", loop->entry);
   int first = 1;
@@ -200,7 +202,7 @@ static void append_call(const kiln_core_loop *loop, kiln_strbuf *b) {
   for (int k = loop->nin; k < nops; k++) {
     const kiln_core_operand *o = &loop->operands[k];
     if (o->ndim > 0) continue;
-    char store[192];
+    char store[320];
     snprintf(value, sizeof value, "kiln_r%d", k);
     kiln_ew_cast_expression(o->body_type, o->memory, value, cast, sizeof cast);
     kiln_ew_store_expression(o->memory, cast, store, sizeof store);

@@ -219,9 +219,43 @@ void kiln_ew_store_expression(kiln_dtype d, const char *value, char *out, size_t
   else snprintf(out, size, "%s", value);
 }
 
+/* "kiln_complex64_make(re, im)" for complex dtype d. */
+static void complex_make(kiln_dtype d, const char *re, const char *im, char *out, size_t size) {
+  snprintf(out, size, "%s_make(%s, %s)", kiln_dtype_kernel_type(d), re, im);
+}
+
+void kiln_ew_zero_expression(kiln_dtype d, char *out, size_t size) {
+  if (kiln_dtype_is_complex(d)) complex_make(d, "0", "0", out, size);
+  else snprintf(out, size, "(%s)0", kiln_ew_value_type(d));
+}
+
 void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,
                              size_t size) {
-  if (from == to) snprintf(out, size, "%s", v);
+  char part[2][1200], element[1100];
+  if (from == to) {
+    snprintf(out, size, "%s", v);
+  } else if (kiln_dtype_is_complex(from)) {
+    /* NumPy's complex casts: to complex, each part; to bool, nonzero
+     * either part; to any other real dtype, the real part's cast */
+    if (to == KILN_BOOL) {
+      snprintf(out, size, "(kiln_bool)((%s).real != 0 || (%s).imag != 0)", v, v);
+      return;
+    }
+    kiln_dtype from_part = kiln_dtype_component(from), to_part = kiln_dtype_component(to);
+    snprintf(element, sizeof element, "(%s).real", v);
+    kiln_ew_cast_expression(from_part, to_part, element, part[0], sizeof part[0]);
+    if (!kiln_dtype_is_complex(to)) {
+      snprintf(out, size, "%s", part[0]);
+      return;
+    }
+    snprintf(element, sizeof element, "(%s).imag", v);
+    kiln_ew_cast_expression(from_part, to_part, element, part[1], sizeof part[1]);
+    complex_make(to, part[0], part[1], out, size);
+  } else if (kiln_dtype_is_complex(to)) {
+    /* a real value: the real part, imaginary part 0 */
+    kiln_ew_cast_expression(from, kiln_dtype_component(to), v, part[0], sizeof part[0]);
+    complex_make(to, part[0], "0", out, size);
+  }
   else if (to == KILN_BOOL) snprintf(out, size, "(kiln_bool)(%s != 0)", v);
   /* to float16: the float holding the float16 value; bool and 8-bit ints
    * are exact, float64 rounds once (as NumPy's cast), the rest through
@@ -241,7 +275,7 @@ void kiln_ew_fill_body(kiln_dtype d, char *out, size_t size) {
 }
 
 void kiln_ew_copy_body(kiln_dtype from, kiln_dtype to, char *out, size_t size) {
-  char cast[128];
+  char cast[256];
   kiln_ew_cast_expression(from, to, "v0", cast, sizeof cast);
   snprintf(out, size, "v1 = %s;", cast);
 }
@@ -272,7 +306,7 @@ kiln_status kiln_ew_copy(kiln_array *dst, const kiln_array *src) {
 
 kiln_status kiln_ew_copy_on(kiln_array *dst, const kiln_array *src, kiln_stream *stream) {
   kiln_ew_signature sig = {.ninputs = 1, .noperands = 2, .dtypes = {src->dtype, dst->dtype}};
-  char body[160];
+  char body[288];
   kiln_ew_copy_body(src->dtype, dst->dtype, body, sizeof body);
   const kiln_array *operands[2] = {src, dst};
   return kiln_ew_run(dst->buffer->ctx, stream, &sig, "kiln_copy", NULL, body, operands, NULL);

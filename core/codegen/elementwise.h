@@ -106,13 +106,20 @@ void kiln_ew_store_expression(kiln_dtype d, const char *value, char *out, size_t
 
 /* The cast expression for one value `v` of `from` to `to` (both values in
  * kiln_ew_value_type), NumPy's unsafe casting: to bool means "nonzero"; to
- * float16 gives the float holding the float16 value (rounded once).
- * Written into out (>= 128 bytes with a short v). */
+ * float16 gives the float holding the float16 value (rounded once); a
+ * complex value casts each part to a complex dtype, its real part to a real
+ * one (NumPy's ComplexWarning case), and is true when either part is
+ * nonzero; a real value becomes a complex one with imaginary part 0.
+ * Written into out (>= 256 bytes with a short v). */
 void kiln_ew_cast_expression(kiln_dtype from, kiln_dtype to, const char *v, char *out,
                              size_t size);
 
+/* The zero of kiln_ew_value_type(d) as an expression ("(float)0",
+ * "kiln_complex64_make(0, 0)"); out >= 64 bytes. */
+void kiln_ew_zero_expression(kiln_dtype d, char *out, size_t size);
+
 /* The loop bodies of fill (v0 = the scalar s0, one element of d) and of
- * copy/cast (v1 = v0 cast from -> to), for kiln_ew_source; out >= 160
+ * copy/cast (v1 = v0 cast from -> to), for kiln_ew_source; out >= 288
  * bytes. */
 void kiln_ew_fill_body(kiln_dtype d, char *out, size_t size);
 void kiln_ew_copy_body(kiln_dtype from, kiln_dtype to, char *out, size_t size);

@@ -14,7 +14,7 @@ static void add_fill_family(kiln_strbuf *b) {
     for (size_t v = 0; v < sizeof catalog_ndims / sizeof catalog_ndims[0]; v++) {
       kiln_ew_signature sig = {.ninputs = 0, .noperands = 1, .dtypes = {(kiln_dtype)d},
                                .nscalars = 1, .scalar_dtypes = {(kiln_dtype)d}};
-      char name[64], body[160];
+      char name[64], body[288];
       snprintf(name, sizeof name, "kiln_fill_%s_d%d", kiln_dtype_name((kiln_dtype)d),
                catalog_ndims[v]);
       kiln_ew_fill_body((kiln_dtype)d, body, sizeof body);
@@ -27,7 +27,7 @@ static void add_copy_family(kiln_strbuf *b, int ndim) {
     for (int to = 0; to < KILN_DTYPE_COUNT; to++) {
       kiln_ew_signature sig = {.ninputs = 1, .noperands = 2,
                                .dtypes = {(kiln_dtype)from, (kiln_dtype)to}};
-      char name[64], body[160];
+      char name[64], body[288];
       snprintf(name, sizeof name, "kiln_copy_%s_%s_d%d", kiln_dtype_name((kiln_dtype)from),
                kiln_dtype_name((kiln_dtype)to), ndim);
       kiln_ew_copy_body((kiln_dtype)from, (kiln_dtype)to, body, sizeof body);

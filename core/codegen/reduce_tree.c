@@ -121,11 +121,13 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
                                kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   int arg = spec->arg != 0;
+  char zero[64];
+  kiln_ew_zero_expression(spec->acc, zero, sizeof zero);
   kiln_strbuf_appendf(b,
                       "  for (int64_t o = kiln_global_id(0); o < M; o += kiln_global_size(0)) {\n"
-                      "    %s lanes[%d], acc = (%s)0, m0;\n"
+                      "    %s lanes[%d], acc = %s, m0;\n"
                       "    int64_t idx[%d], ai = 0, i0;\n",
-                      acc, KILN_RT_LANES, acc, KILN_RT_LANES);
+                      acc, KILN_RT_LANES, zero, KILN_RT_LANES);
   append_input_bases(b, spec, keep_ndim, "    ");
   kiln_strbuf_appendf(b, "    for (int64_t lane = 0; lane < %d && lane < K; lane++) {\n",
                       KILN_RT_LANES);
@@ -165,8 +167,11 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
 int kiln_rt_vector_width(const kiln_rt_spec *spec) {
   size_t size = kiln_dtype_size(spec->inputs[0]);
   if (size != 4 && size != 8) return 1;
-  for (int j = 1; j < spec->ninputs; j++)
-    if (kiln_dtype_size(spec->inputs[j]) != size) return 1;
+  /* the vectors are of the real dtypes (a complex64 is 8 bytes but two
+   * components) */
+  for (int j = 0; j < spec->ninputs; j++)
+    if (kiln_dtype_size(spec->inputs[j]) != size || kiln_dtype_is_complex(spec->inputs[j]))
+      return 1;
   return (int)(16 / size);
 }
 
@@ -204,6 +209,8 @@ static void append_vector_element(kiln_strbuf *b, const kiln_rt_spec *spec, int 
  * never past the end. */
 static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int vec, int batch) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
+  char zero[64];
+  kiln_ew_zero_expression(spec->acc, zero, sizeof zero);
   int arg = spec->arg != 0;
   char av[4][8], aiv[4][8], mv[4][8], iv[4][8], index[48];
   for (int c = 0; c < vec; c++) {
@@ -279,8 +286,8 @@ static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int ve
     snprintf(index, sizeof index, "kj + %d", c);
     kiln_strbuf_appendf(b,
                         "          if (%s < kend) {\n"
-                        "          %s m = (%s)0; int64_t i = 0;\n",
-                        index, acc, acc);
+                        "          %s m = %s; int64_t i = 0;\n",
+                        index, acc, zero);
     append_element(b, spec, 1, 1, index, "m", "i");
     kiln_strbuf_append(b, "          ");
     append_combine(b, arg, av[c], aiv[c], "m", "i");
@@ -415,6 +422,8 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
   if (!first || col || red_ndim != 1 || vec != kiln_rt_vector_width(spec)) vec = 1;
   char vector[48] = "";
   if (vec > 1) snprintf(vector, sizeof vector, ", vector lanes (%d a work-item)", vec);
+  char zero[64];
+  kiln_ew_zero_expression(spec->acc, zero, sizeof zero);
   kiln_strbuf_appendf(b, "/* reduction '%s': pass%s%s%s%s */\n", spec->name,
                       first ? " first" : "", last ? " last" : "",
                       col == KILN_RT_SERIAL ? ", serial variant"
@@ -476,9 +485,9 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     char suffix[8] = "";
     if (vec > 1) snprintf(suffix, sizeof suffix, "%d", c);
     kiln_strbuf_appendf(b,
-                        "    %s acc%s = (%s)0;\n"
+                        "    %s acc%s = %s;\n"
                         "    int64_t ai%s = 0;\n",
-                        acc, suffix, acc, suffix);
+                        acc, suffix, zero, suffix);
   }
   kiln_strbuf_append(b, "    if (p < npairs) {\n");
   if (first) append_input_bases(b, spec, keep_ndim, "      ");
@@ -505,7 +514,7 @@ void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int 
     snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
     snprintf(mv[u], sizeof mv[u], "m%d", u);
     snprintf(iv[u], sizeof iv[u], "i%d", u);
-    kiln_strbuf_appendf(b, "          %s %s = (%s)0; int64_t %s = 0;\n", acc, mv[u], acc, iv[u]);
+    kiln_strbuf_appendf(b, "          %s %s = %s; int64_t %s = 0;\n", acc, mv[u], zero, iv[u]);
     if (u > 0) kiln_strbuf_appendf(b, "          if (%s < kend)\n", index);
     append_element(b, spec, first, red_ndim, index, mv[u], iv[u]);
   }

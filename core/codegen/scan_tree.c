@@ -90,10 +90,12 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
         "    }\n",
         acc, KILN_SCAN_SEGMENT);
   } else {
+    char zero[64];
+    kiln_ew_zero_expression(spec->acc, zero, sizeof zero);
     kiln_strbuf_appendf(b,
                         "    if (ns > 0) {\n"
                         "      int has = 0, any = 0;\n"
-                        "      %s base = (%s)0, run = (%s)0;\n"
+                        "      %s base = %s, run = %s;\n"
                         "      if (c > 0) { base = pv[opv + (c - 1) * M + o]; has = 1; }\n"
                         "      for (int64_t s = 0; s < lane; s++) {\n"
                         "        base = has ? kiln_rt_combine(base, seg[s]) : seg[s];\n"
@@ -101,8 +103,14 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                         "      }\n"
                         "      for (int64_t i = 0; i < ns; i++) {\n"
                         "        %s v = buf[at + i];\n",
-                        acc, acc, acc, acc);
-    if (exclusive)
+                        acc, zero, zero, acc);
+    if (exclusive && kiln_dtype_is_complex(spec->acc)) /* a complex identity is a value */
+      kiln_strbuf_appendf(b,
+                          "        buf[at + i] = any ? (has ? kiln_rt_combine(base, run) : run)\n"
+                          "                          : (has ? base : %s);\n"
+                          "        run = any ? kiln_rt_combine(run, v) : v;\n",
+                          identity ? identity : zero);
+    else if (exclusive)
       kiln_strbuf_appendf(b,
                           "        buf[at + i] = any ? (has ? kiln_rt_combine(base, run) : run)\n"
                           "                          : (has ? base : (%s)(%s));\n"

@@ -34,6 +34,7 @@ static DLDataType dlpack_dtype(kiln_dtype dtype) {
   DLDataType t = {.code = kDLInt, .bits = (uint8_t)(8 * kiln_dtype_size(dtype)), .lanes = 1};
   if (dtype == KILN_BOOL) t.code = KILN_DL_BOOL;
   else if (kiln_dtype_is_float(dtype)) t.code = kDLFloat;
+  else if (kiln_dtype_is_complex(dtype)) t.code = kDLComplex; /* bits: both parts, 64 or 128 */
   else if (dtype == KILN_UINT8 || dtype == KILN_UINT16 || dtype == KILN_UINT32 ||
            dtype == KILN_UINT64)
     t.code = kDLUInt;
@@ -50,7 +51,7 @@ static kiln_status kiln_dtype_of_dlpack(DLDataType t, kiln_dtype *out) {
   }
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                         "DLPack dtype (code %u, %u bits, %u lanes) has no kiln dtype (kiln "
-                        "takes int/uint 8..64, float 16/32/64 and bool, one lane)",
+                        "takes int/uint 8..64, float 16/32/64, complex 64/128 and bool, one lane)",
                         (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#define KILN_DIALECT_HOST 1 /* the common prelude leaves out what the host has no use for */
 #define KILN_DEVICE static inline
 #define KILN_GLOBAL
 #define KILN_LOCAL

@@ -54,6 +54,12 @@ static kiln_status scalar_convert(const kiln_param *param, int index, const kiln
   if (kiln_dtype_size(from) == 0)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "argument %d ('%s'): invalid dtype %d",
                           index, param->name, (int)from);
+  if (kiln_dtype_is_complex(from) || kiln_dtype_is_complex(to))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "argument %d ('%s'): a %s scalar cannot be passed as %s: complex "
+                          "scalar arguments are not supported; pass the parts as two "
+                          "float/double parameters or a one-element array",
+                          index, param->name, kiln_dtype_name(from), kiln_dtype_name(to));
   int from_float = kiln_dtype_is_float(from), to_float = kiln_dtype_is_float(to);
   int from_unsigned = from == KILN_UINT8 || from == KILN_UINT16 || from == KILN_UINT32 ||
                       from == KILN_UINT64;

@@ -74,7 +74,8 @@ typedef struct type_name {
 
 static const type_name type_names[] = {
     {"float", KILN_FLOAT32},         {"double", KILN_FLOAT64},
-    {"kiln_half", KILN_FLOAT16},
+    {"kiln_half", KILN_FLOAT16},     {"kiln_complex64", KILN_COMPLEX64},
+    {"kiln_complex128", KILN_COMPLEX128},
     {"kiln_bool", KILN_BOOL},        {"int8_t", KILN_INT8},
     {"char", KILN_INT8},             {"signed char", KILN_INT8},
     {"uint8_t", KILN_UINT8},         {"unsigned char", KILN_UINT8},

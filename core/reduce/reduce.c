@@ -243,8 +243,13 @@ static kiln_status fill_identity(reduce_job *job, const kiln_array *out) {
   char store[1024];
   kiln_rt_store_expression(&job->spec, store, sizeof store);
   kiln_strbuf body = {0}, name = {0};
-  kiln_strbuf_appendf(&body, "%s a = (%s)(%s); v0 = %s;", kiln_dtype_kernel_type(job->spec.acc),
-                      kiln_dtype_kernel_type(job->spec.acc), job->identity, store);
+  /* a complex identity is already a value of the type (a struct, which
+   * admits no cast) */
+  const char *acc = kiln_dtype_kernel_type(job->spec.acc);
+  if (kiln_dtype_is_complex(job->spec.acc))
+    kiln_strbuf_appendf(&body, "%s a = %s; v0 = %s;", acc, job->identity, store);
+  else
+    kiln_strbuf_appendf(&body, "%s a = (%s)(%s); v0 = %s;", acc, acc, job->identity, store);
   kiln_strbuf_appendf(&name, "kiln_reduce_identity_%s", job->spec.name);
   kiln_status status = kiln_strbuf_status(&body);
   if (status == KILN_OK) status = kiln_strbuf_status(&name);
@@ -463,7 +468,8 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
                             what, kiln_dtype_name(in), kiln_dtype_name(acc));
   } else if (u->truth_only) {
     acc = KILN_BOOL; /* NumPy's logical reductions fold truth values: any dtype in, bool out */
-  } else if (widens && !kiln_dtype_is_float(in) && kiln_dtype_size(in) < 8) {
+  } else if (widens && !kiln_dtype_is_float(in) && !kiln_dtype_is_complex(in) &&
+             kiln_dtype_size(in) < 8) {
     acc = is_unsigned(in) ? KILN_UINT64 : KILN_INT64;
   }
   /* one dispatch: the signature a call with two accumulator operands gets */
@@ -481,7 +487,8 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
                           "back, so it cannot accumulate",
                           what, sig->text, kiln_dtype_name(acc));
   acc = sig->dtypes[2];
-  char entry[96];
+  char entry[96], zero[64];
+  kiln_ew_zero_expression(acc, zero, sizeof zero);
   snprintf(op->name, sizeof op->name, "ufunc_%s", u->name);
   kiln_ufunc_entry(u, entry, sizeof entry);
   if (u->preamble) kiln_strbuf_appendf(&op->preamble, "%s\n", u->preamble);
@@ -489,8 +496,8 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
   if (sig->returns_value)
     kiln_strbuf_appendf(&op->combine, "return %s_body(a, b);", entry);
   else
-    kiln_strbuf_appendf(&op->combine, "%s r = 0; %s_body(a, b, &r); return r;",
-                        kiln_ew_value_type(acc), entry);
+    kiln_strbuf_appendf(&op->combine, "%s r = %s; %s_body(a, b, &r); return r;",
+                        kiln_ew_value_type(acc), zero, entry);
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->preamble));
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&op->combine));
   op->spec = (kiln_rt_spec){.name = op->name,
@@ -504,6 +511,11 @@ kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, i
     identity_expression(&identity, op->ident, sizeof op->ident);
     /* bool storage is a byte: bitwise_and's all-bits identity is true */
     if (acc == KILN_BOOL) snprintf(op->ident, sizeof op->ident, "%d", identity.value.i != 0);
+    if (kiln_dtype_is_complex(acc)) { /* a real identity: imaginary part 0 */
+      char real[32];
+      snprintf(real, sizeof real, "%.31s", op->ident);
+      snprintf(op->ident, sizeof op->ident, "%s_make(%s, 0)", kiln_dtype_kernel_type(acc), real);
+    }
     op->identity = op->ident;
   }
   snprintf(op->empty, sizeof op->empty,
@@ -684,7 +696,7 @@ kiln_status kiln_reduction_call(kiln_reduction *r, int nin, const kiln_operand *
                               what, j, kiln_dtype_name(have), kiln_dtype_name(want), r->sig.text);
       break;
     }
-    char cast[128], value[16];
+    char cast[256], value[16];
     snprintf(value, sizeof value, "v%d", j);
     kiln_ew_cast_expression(have, want, value, cast, sizeof cast);
     kiln_strbuf_appendf(&map, "%s ", kiln_ew_value_type(want));
@@ -730,6 +742,11 @@ static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input, k
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "%s: one axis (naxes 1) or all (all_axes), not %d axes", what,
                           options->naxes);
+  if (kiln_dtype_is_complex(in))
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "%s: not implemented for %s input (NumPy orders complex values "
+                          "lexicographically; kiln's arg reductions compare real values only)",
+                          what, kiln_dtype_name(in));
   char empty[64];
   snprintf(empty, sizeof empty, "attempt to get %s of an empty sequence", what);
   reduce_job job = {.ctx = ctx,

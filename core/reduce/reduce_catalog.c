@@ -84,8 +84,11 @@ static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_ufunc *u, k
     kiln_ew_signature sig = {.ninputs = 0, .noperands = 1, .dtypes = {op.spec.out}};
     char store[1024], body[1200];
     kiln_rt_store_expression(&op.spec, store, sizeof store);
-    snprintf(body, sizeof body, "%s a = (%s)(%s); v0 = %s;", kiln_dtype_kernel_type(op.spec.acc),
-             kiln_dtype_kernel_type(op.spec.acc), op.identity, store);
+    const char *acc = kiln_dtype_kernel_type(op.spec.acc);
+    if (kiln_dtype_is_complex(op.spec.acc)) /* already a value: a struct admits no cast */
+      snprintf(body, sizeof body, "%s a = %s; v0 = %s;", acc, op.identity, store);
+    else
+      snprintf(body, sizeof body, "%s a = (%s)(%s); v0 = %s;", acc, acc, op.identity, store);
     kiln_strbuf b = {0};
     kiln_ew_source(&sig, 0, "kiln_reduce_identity", op.spec.preamble, body, &b);
     status = add_source(c, "reduction identity fill", &b);
@@ -106,7 +109,10 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
                 {"logical_and", KILN_FLOAT32, 0}, {"logical_or", KILN_BOOL, 0},
                 {"bitwise_and", KILN_UINT8, 0}, {"bitwise_xor", KILN_INT64, 1},
                 /* float16: loaded as float, accumulated in float32, stored rounded */
-                {"add", KILN_FLOAT16, 1}};
+                {"add", KILN_FLOAT16, 1},
+                /* complex: a struct accumulator (zero and identity as values) */
+                {"add", KILN_COMPLEX64, 1}, {"multiply", KILN_COMPLEX128, 0},
+                {"maximum", KILN_COMPLEX64, 0}};
   kiln_status status = KILN_OK;
   for (size_t i = 0; i < sizeof ufuncs / sizeof ufuncs[0] && status == KILN_OK; i++)
     status = add_ufunc(c, ufuncs[i].name, NULL, ufuncs[i].in, ufuncs[i].all);

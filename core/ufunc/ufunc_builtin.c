@@ -34,6 +34,7 @@ static char dtype_class(kiln_dtype d) {
     case KILN_BOOL: return 'B';
     case KILN_INT8: case KILN_INT16: case KILN_INT32: case KILN_INT64: return 'I';
     case KILN_FLOAT16: case KILN_FLOAT32: case KILN_FLOAT64: return 'F';
+    case KILN_COMPLEX64: case KILN_COMPLEX128: return 'C';
     default: return 'U';
   }
 }
@@ -43,6 +44,7 @@ static char dtype_class(kiln_dtype d) {
 static const kiln_dtype numpy_order[] = {
     KILN_BOOL,   KILN_INT8,   KILN_UINT8,   KILN_INT16,   KILN_UINT16,  KILN_INT32,
     KILN_UINT32, KILN_INT64,  KILN_UINT64,  KILN_FLOAT16, KILN_FLOAT32, KILN_FLOAT64,
+    KILN_COMPLEX64, KILN_COMPLEX128,
 };
 _Static_assert(sizeof numpy_order / sizeof numpy_order[0] == KILN_DTYPE_COUNT,
                "every dtype has its place in NumPy's order");
@@ -78,6 +80,7 @@ static kiln_dtype letter_dtype(char letter, kiln_dtype row_dtype) {
     case 'i': return KILN_INT32;
     case 'l': return KILN_INT64;
     case 'u': return KILN_UINT8;
+    case 'r': return kiln_dtype_component(row_dtype);
     default: return row_dtype;
   }
 }
@@ -99,8 +102,9 @@ static void append_signature(const builtin_row *row, kiln_dtype d, kiln_strbuf *
                         kiln_dtype_name(letter_dtype(row->inputs[j], d)), 'a' + j);
 }
 
-/* The body with $T, $U and $F replaced for dtype d (float16 computes in
- * float: $T is float, $F "f"). */
+/* The body with $T, $U, $R and $F replaced for dtype d (float16 computes
+ * in float: $T is float, $F "f"; a complex dtype's $R is its component
+ * type, $F the component's suffix). */
 static void append_body(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
   for (const char *p = row->body; *p; p++) {
     if (p[0] == '$' && p[1] == 'T') {
@@ -109,8 +113,12 @@ static void append_body(const builtin_row *row, kiln_dtype d, kiln_strbuf *b) {
     } else if (p[0] == '$' && p[1] == 'U') {
       kiln_strbuf_append(b, kiln_dtype_size(d) <= 4 ? "uint32_t" : "uint64_t");
       p++;
+    } else if (p[0] == '$' && p[1] == 'R') {
+      kiln_strbuf_append(b, kiln_ew_value_type(kiln_dtype_component(d)));
+      p++;
     } else if (p[0] == '$' && p[1] == 'F') {
-      kiln_strbuf_append(b, d == KILN_FLOAT64 ? "" : "f");
+      kiln_dtype part = kiln_dtype_component(d);
+      kiln_strbuf_append(b, part == KILN_FLOAT64 ? "" : "f");
       p++;
     } else {
       kiln_strbuf_append_n(b, p, 1);

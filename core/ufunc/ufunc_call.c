@@ -68,7 +68,7 @@ kiln_status kiln_ufunc_check_operand(const kiln_ufunc *u, int output, int index,
                               u->name, index);
       if (kiln_dtype_size(o->dtype) == 0 ||
           (o->kind == KILN_OPERAND_WEAK_SCALAR && o->dtype != KILN_INT64 &&
-           o->dtype != KILN_FLOAT64))
+           o->dtype != KILN_FLOAT64 && o->dtype != KILN_COMPLEX128))
         return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                               "ufunc '%s': input %d is a scalar of unknown dtype (%d)",
                               u->name, index, (int)o->dtype);

@@ -75,9 +75,12 @@ static void append_loop_body(const kiln_ufunc *ufunc, const kiln_ufunc_variant_k
                              const char *entry, kiln_strbuf *b) {
   const kiln_ufunc_sig *s = &ufunc->sigs[key->signature];
   int nin = ufunc->nin, nout = ufunc->nout;
-  char cast[128], value[32];
-  for (int k = 0; k < nout; k++)
-    kiln_strbuf_appendf(b, "%s kiln_r%d = 0; ", kiln_ew_value_type(s->dtypes[nin + k]), k);
+  char cast[256], value[32], zero[64];
+  for (int k = 0; k < nout; k++) {
+    kiln_ew_zero_expression(s->dtypes[nin + k], zero, sizeof zero);
+    kiln_strbuf_appendf(b, "%s kiln_r%d = %s; ", kiln_ew_value_type(s->dtypes[nin + k]), k,
+                        zero);
+  }
   kiln_strbuf_appendf(b, "%s%s_body(", s->returns_value ? "kiln_r0 = " : "", entry);
   int array = 0, scalar = 0;
   for (int j = 0; j < nin; j++) {

@@ -1,32 +1,41 @@
 /* core/ufunc/ufunc_dispatch.c: choosing a signature from the input dtypes, as
  * NumPy 2 does for a ufunc with a fixed list of loops.
  *
- * Weak scalars (Python int/float, NEP 50) do not vote: a weak int fits any
- * integer or float parameter, a weak float any float parameter. Only when
- * no strong input is of a kind as high as the scalar's (an int with only
- * bool arrays, a float with integer arrays, or no strong input at all) does
- * the scalar take its kind's default dtype (int64, float64) and vote like a
- * typed scalar. Then: the first signature that matches the inputs exactly,
- * else the first that each input casts to safely. */
+ * Weak scalars (Python int/float/complex, NEP 50) do not vote: a weak int
+ * fits any integer, float or complex parameter, a weak float any float or
+ * complex parameter, a weak complex any complex one. Only when no strong
+ * input is of a kind as high as the scalar's (an int with only bool arrays,
+ * a float with integer arrays, or no strong input at all) does the scalar
+ * take its kind's default dtype (int64, float64, complex128) and vote like
+ * a typed scalar; a weak complex next to real float arrays stays weak, so
+ * float32 + 1j is complex64 (NumPy 2). Then: the first signature that
+ * matches the inputs exactly, else the first that each input casts to
+ * safely. */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/ufunc/ufunc_internal.h"
 
-/* NumPy's kind order for same_kind casting: b < u < i < f. */
+/* NumPy's kind order for same_kind casting: b < u < i < f < c. */
 static int kind_order(kiln_dtype d) {
   switch (d) {
     case KILN_BOOL: return 0;
     case KILN_UINT8: case KILN_UINT16: case KILN_UINT32: case KILN_UINT64: return 1;
     case KILN_FLOAT16: case KILN_FLOAT32: case KILN_FLOAT64: return 3;
+    case KILN_COMPLEX64: case KILN_COMPLEX128: return 4;
     default: return 2;
   }
 }
 
-/* bool 0, integers 1, floats 2: the levels NEP 50 compares weak scalars
- * against. */
+/* bool 0, integers 1, floats 2, complex 3: the levels NEP 50 compares weak
+ * scalars against. */
 static int kind_level(kiln_dtype d) {
-  return d == KILN_BOOL ? 0 : kiln_dtype_is_float(d) ? 2 : 1;
+  return d == KILN_BOOL ? 0 : kiln_dtype_is_float(d) ? 2 : kiln_dtype_is_complex(d) ? 3 : 1;
+}
+
+/* A weak scalar's level: int 1, float 2, complex 3. */
+static int weak_level(const kiln_operand *o) {
+  return o->dtype == KILN_COMPLEX128 ? 3 : o->dtype == KILN_FLOAT64 ? 2 : 1;
 }
 
 int kiln_ufunc_can_cast_same_kind(kiln_dtype from, kiln_dtype to) {
@@ -42,7 +51,7 @@ static kiln_dtype operand_dtype(const kiln_operand *o) {
  * minimum kind level (weak). */
 typedef struct input_type {
   kiln_dtype dtype;
-  int weak_level; /* 0: strong; 1: weak int; 2: weak float */
+  int weak_level; /* 0: strong; 1: weak int; 2: weak float; 3: weak complex */
 } input_type;
 
 static int matches(const kiln_ufunc_sig *sig, const input_type *types, int safe) {
@@ -64,7 +73,9 @@ static void describe_inputs(const kiln_operand *inputs, int nin, kiln_strbuf *b)
     const kiln_operand *o = &inputs[j];
     if (j) kiln_strbuf_append(b, ", ");
     if (o->kind == KILN_OPERAND_WEAK_SCALAR)
-      kiln_strbuf_append(b, o->dtype == KILN_FLOAT64 ? "float scalar" : "int scalar");
+      kiln_strbuf_append(b, o->dtype == KILN_COMPLEX128 ? "complex scalar"
+                            : o->dtype == KILN_FLOAT64  ? "float scalar"
+                                                        : "int scalar");
     else
       kiln_strbuf_appendf(b, "%s%s", kiln_dtype_name(operand_dtype(o)),
                           o->kind == KILN_OPERAND_SCALAR ? " scalar" : "");
@@ -84,27 +95,38 @@ static kiln_status no_match(const kiln_ufunc *u, const kiln_operand *inputs) {
   return status;
 }
 
-/* Stores scalar input j, converted to `to`, into 8 bytes at out. */
+/* Stores scalar input j, converted to `to`, into KILN_SCALAR_BYTES at out. */
 static kiln_status convert_scalar(const kiln_ufunc *u, int j, const kiln_operand *o,
-                                  kiln_dtype to, unsigned char out[8]) {
+                                  kiln_dtype to, unsigned char out[KILN_SCALAR_BYTES]) {
   int is_unsigned = o->kind == KILN_OPERAND_SCALAR &&
                     (o->dtype == KILN_UINT8 || o->dtype == KILN_UINT16 ||
                      o->dtype == KILN_UINT32 || o->dtype == KILN_UINT64);
-  int is_float = kiln_dtype_is_float(o->dtype);
-  memset(out, 0, 8);
+  int is_float = kiln_dtype_is_float(o->dtype), is_complex = kiln_dtype_is_complex(o->dtype);
+  memset(out, 0, KILN_SCALAR_BYTES);
+  double real = is_complex ? o->value.c.real
+                : is_float ? o->value.f
+                : is_unsigned ? (double)o->value.u
+                              : (double)o->value.i;
+  double imag = is_complex ? o->value.c.imag : 0;
   if (u->truth_only) {
     /* NumPy's logical functions take each input's truth before any cast
      * (their promoter picks the bool loop): a scalar passes 1 or 0 in the
      * loop's dtype, so 1e-300 stays true against float32 and a Python int
      * out of an int8 array's range is no error */
-    int truth = is_float ? o->value.f != 0 : o->value.i != 0; /* NaN is true */
+    int truth = is_complex ? real != 0 || imag != 0
+                : is_float ? o->value.f != 0
+                           : o->value.i != 0; /* NaN is true */
     if (kiln_dtype_is_float(to)) kiln_dtype_float_bytes(to, truth, out);
+    else if (kiln_dtype_is_complex(to)) kiln_dtype_complex_bytes(to, truth, 0, out);
     else out[0] = (unsigned char)truth; /* bool and integers: little-endian 1 */
     return KILN_OK;
   }
+  if (kiln_dtype_is_complex(to)) {
+    kiln_dtype_complex_bytes(to, real, imag, out);
+    return KILN_OK;
+  }
   if (kiln_dtype_is_float(to)) {
-    double v = is_float ? o->value.f : is_unsigned ? (double)o->value.u : (double)o->value.i;
-    kiln_dtype_float_bytes(to, v, out);
+    kiln_dtype_float_bytes(to, real, out);
     return KILN_OK;
   }
   if (to == KILN_BOOL) {
@@ -147,9 +169,12 @@ kiln_status kiln_ufunc_dispatch(const kiln_ufunc *u, const kiln_operand *inputs,
   }
   for (int j = 0; j < u->nin; j++) {
     if (inputs[j].kind != KILN_OPERAND_WEAK_SCALAR) continue;
-    int level = inputs[j].dtype == KILN_FLOAT64 ? 2 : 1;
-    if (level > strong_level) types[j].dtype = level == 2 ? KILN_FLOAT64 : KILN_INT64;
-    else types[j].weak_level = level;
+    int level = weak_level(&inputs[j]);
+    /* a weak complex next to float arrays keeps their precision */
+    if (level > strong_level && !(level == 3 && strong_level == 2))
+      types[j].dtype = level == 3 ? KILN_COMPLEX128 : level == 2 ? KILN_FLOAT64 : KILN_INT64;
+    else
+      types[j].weak_level = level;
   }
   int chosen = -1;
   for (int pass = 0; pass < 2 && chosen < 0; pass++)

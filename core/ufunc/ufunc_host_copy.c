@@ -52,7 +52,8 @@ static void host_copy(int to_dense, char *dense, char *strided, const int64_t *s
         case 1: COPY_ROW(1); break;
         case 2: COPY_ROW(2); break;
         case 4: COPY_ROW(4); break;
-        default: COPY_ROW(8); break;
+        case 8: COPY_ROW(8); break;
+        default: COPY_ROW(itemsize); break; /* complex128: 16 */
       }
 #undef COPY_ROW
     }

@@ -146,7 +146,7 @@ struct kiln_ufunc_plan {
   kiln_ufunc_operand_plan operands[KILN_UFUNC_MAX_OPERANDS];
   int nscalars;
   kiln_dtype scalar_dtypes[KILN_EW_MAX_SCALARS];
-  unsigned char scalars[KILN_EW_MAX_SCALARS][8]; /* values in the signature's dtype */
+  unsigned char scalars[KILN_EW_MAX_SCALARS][KILN_SCALAR_BYTES]; /* in the signature's dtype */
   /* Generalized ufuncs (core/gufunc/): operand j's views have core_ndim[j]
    * more dims after the loop dims, of core_shape[j] and byte strides
    * core_strides[j] (its device array's or host memory's), and `launch`

@@ -31,7 +31,14 @@ typedef enum kiln_dtype {
    * round on the store, as NumPy's half loops do, so no device extension
    * is needed. */
   KILN_FLOAT16 = 11,
-  KILN_DTYPE_COUNT = 12
+  /* Complex numbers as NumPy's complex64 ('F') and complex128 ('D'): the
+   * real part then the imaginary part, each a float32 (float64), so 8 (16)
+   * bytes aligned as their component; kiln_complex64 / kiln_complex128 in
+   * kernels, float[2] / double[2] (or C99's float/double _Complex, whose
+   * layout is the same) on the host. */
+  KILN_COMPLEX64 = 12,
+  KILN_COMPLEX128 = 13,
+  KILN_DTYPE_COUNT = 14
 } kiln_dtype;
 
 /* Size in bytes of one element; 0 for a value that is not a dtype. */
@@ -40,14 +47,16 @@ KILN_API size_t kiln_dtype_size(kiln_dtype dtype);
 /* NumPy-style name ("float32", "bool", ...); "invalid" for a bad value. */
 KILN_API const char *kiln_dtype_name(kiln_dtype dtype);
 
-/* Parses a NumPy-style name ("int16", "float64", "bool"). Also accepts the
- * short aliases "f2"/"f4"/"f8"/"i4"/"i8"/"u1"..., "e" and "half" (float16),
+/* Parses a NumPy-style name ("int16", "float64", "bool", "complex64"). Also
+ * accepts the short aliases "f2"/"f4"/"f8"/"i4"/"i8"/"u1"..., "e" and
+ * "half" (float16), "c8"/"F" (complex64), "c16"/"D"/"complex" (complex128),
  * and "float"/"double".
  * Errors: KILN_ERROR_INVALID_ARGUMENT for NULL or an unknown name. */
 KILN_API kiln_status kiln_dtype_from_name(const char *name, kiln_dtype *out);
 
 /* The kernel-language storage type name for a dtype ("float", "int64_t",
- * "kiln_bool", "kiln_half" for float16...): what a kernel declares a pointer
+ * "kiln_bool", "kiln_half" for float16,
+ * "kiln_complex64"...): what a kernel declares a pointer
  * to the elements of such an array with; "invalid" for a bad value. A
  * kiln_half element is read and written through kiln_half_to_float and
  * kiln_float_to_half (docs/kernel-language.md). */
@@ -56,8 +65,15 @@ KILN_API const char *kiln_dtype_kernel_type(kiln_dtype dtype);
 /* Nonzero when NumPy's "safe" casting allows from -> to. */
 KILN_API int kiln_dtype_can_cast_safely(kiln_dtype from, kiln_dtype to);
 
-/* Nonzero for float16/float32/float64. */
+/* Nonzero for float16/float32/float64 (not for the complex dtypes). */
 KILN_API int kiln_dtype_is_float(kiln_dtype dtype);
+
+/* Nonzero for complex64/complex128. */
+KILN_API int kiln_dtype_is_complex(kiln_dtype dtype);
+
+/* The dtype of one component of a complex dtype (complex64: float32,
+ * complex128: float64); any other dtype is returned unchanged. */
+KILN_API kiln_dtype kiln_dtype_component(kiln_dtype dtype);
 
 /* ---- float16 on the host -------------------------------------------------
  * A float16 element is its IEEE binary16 bit pattern in a uint16_t. These

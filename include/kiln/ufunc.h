@@ -96,8 +96,9 @@ typedef enum kiln_operand_kind {
   KILN_OPERAND_ARRAY = 1,   /* a device array, any view (inputs, outputs) */
   KILN_OPERAND_HOST,        /* host memory: data, dtype, shape, byte strides */
   KILN_OPERAND_SCALAR,      /* a typed value, "strong" (as np.float32(v)) */
-  KILN_OPERAND_WEAK_SCALAR, /* an int or float taking the arrays' dtype
-                               (as a Python int/float under NEP 50) */
+  KILN_OPERAND_WEAK_SCALAR, /* an int, float or complex taking the arrays'
+                               dtype (as a Python int/float/complex under
+                               NEP 50) */
   KILN_OPERAND_NEW          /* output only: kiln allocates a device array */
 } kiln_operand_kind;
 
@@ -105,7 +106,8 @@ typedef enum kiln_operand_kind {
  * helpers. Everything it points to is borrowed for the call only. */
 typedef struct kiln_operand {
   kiln_operand_kind kind;
-  kiln_dtype dtype; /* HOST, SCALAR; WEAK_SCALAR: INT64 (int) or FLOAT64 */
+  kiln_dtype dtype; /* HOST, SCALAR; WEAK_SCALAR: INT64 (int), FLOAT64
+                       (float) or COMPLEX128 (complex) */
   union {
     const kiln_array *array; /* ARRAY */
     struct {
@@ -118,6 +120,9 @@ typedef struct kiln_operand {
     int64_t i;           /* SCALAR signed ints and bool, WEAK_SCALAR int */
     uint64_t u;          /* SCALAR unsigned ints */
     double f;            /* SCALAR floats, WEAK_SCALAR float */
+    struct {
+      double real, imag;
+    } c;                 /* SCALAR complex64/complex128, WEAK_SCALAR complex */
     kiln_array **result; /* NEW: receives the new array (one reference) */
   } value;
 } kiln_operand;
@@ -147,7 +152,10 @@ static inline kiln_operand kiln_operand_new(kiln_array **result) {
   kiln_operand o; o.kind = KILN_OPERAND_NEW; o.dtype = KILN_DTYPE_COUNT;
   o.value.result = result; return o;
 }
-/* Weak scalars: a Python int or float. */
+/* Weak scalars: a Python int, float or complex. A weak complex takes the
+ * complex dtype of the arrays' precision (float32 or complex64 arrays:
+ * complex64, float64: complex128) and complex128 next to integer or bool
+ * arrays only, as NumPy 2's 1j. */
 static inline kiln_operand kiln_operand_int(int64_t v) {
   kiln_operand o; o.kind = KILN_OPERAND_WEAK_SCALAR; o.dtype = KILN_INT64;
   o.value.i = v; return o;
@@ -155,6 +163,10 @@ static inline kiln_operand kiln_operand_int(int64_t v) {
 static inline kiln_operand kiln_operand_float(double v) {
   kiln_operand o; o.kind = KILN_OPERAND_WEAK_SCALAR; o.dtype = KILN_FLOAT64;
   o.value.f = v; return o;
+}
+static inline kiln_operand kiln_operand_complex(double real, double imag) {
+  kiln_operand o; o.kind = KILN_OPERAND_WEAK_SCALAR; o.dtype = KILN_COMPLEX128;
+  o.value.c.real = real; o.value.c.imag = imag; return o;
 }
 /* Strong (typed) scalars. */
 static inline kiln_operand kiln_operand_signed_(kiln_dtype dtype, int64_t v) {
@@ -191,6 +203,16 @@ static inline kiln_operand kiln_operand_float64(double v) {
   o.value.f = v; return o;
 }
 
+/* Typed complex scalars (np.complex64(complex(real, imag)), np.complex128):
+ * complex64 rounds each part to float32 once when the call converts it. */
+static inline kiln_operand kiln_operand_complex64(double real, double imag) {
+  kiln_operand o; o.kind = KILN_OPERAND_SCALAR; o.dtype = KILN_COMPLEX64;
+  o.value.c.real = real; o.value.c.imag = imag; return o;
+}
+static inline kiln_operand kiln_operand_complex128(double real, double imag) {
+  kiln_operand o; o.kind = KILN_OPERAND_SCALAR; o.dtype = KILN_COMPLEX128;
+  o.value.c.real = real; o.value.c.imag = imag; return o;
+}
 /* ---- calls --------------------------------------------------------------- */
 
 /* Applies the ufunc element-wise. nin and nout must equal the ufunc's.

@@ -24,9 +24,21 @@ import warnings
 import numpy as np
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
-          "int64", "uint64", "float16", "float32", "float64"]
+          "int64", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
 INTS = [d for d in DTYPES if d.startswith(("int", "uint"))]
 FLOATS = ["float16", "float32", "float64"]
+COMPLEX = ["complex64", "complex128"]
+# complex results: norm-wise, |kiln - numpy| <= bound * eps * |numpy| (a
+# NaN or infinite part must match exactly, as must every part of the exact
+# functions); the formulas take several rounded steps (and GPU compilers
+# contract a*b - c*d into FMAs), so these are per function, not UFUNCS'
+COMPLEX_EPS = {"add": 0, "subtract": 0, "negative": 0, "positive": 0, "conjugate": 0,
+               "multiply": 2, "square": 2, "divide": 4, "reciprocal": 4, "absolute": 2,
+               "sign": 4, "power": 64}
+COMPLEX_TRANS_EPS = 16
+# special complex parts: NaN/inf parts, signed zeros, huge and tiny
+SPECIAL_C = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e300, -1e300, 1e-300,
+             3e38, -3e38, 1e-40, 5e-324, 0.5, 2.0, np.pi / 2]
 
 # name: (nin, nout, ulps): ulps is the bound for float results, in units in
 # the last place of NumPy's result (0: bit-exact, NaN payloads aside).
@@ -106,6 +118,17 @@ def rand_values(rng, dtype, n):
                 v = rng.randint(int(info.min), int(info.max))
             out.append(v)
         return np.array(out, dtype=dt)
+    if dt.kind == "c":
+        part = dt.type(0).real.dtype
+        re = rand_values(rng, part, n).astype(np.float64)
+        im = rand_values(rng, part, n).astype(np.float64)
+        for i in range(n):
+            if rng.random() < 0.2:
+                if rng.random() < 0.5:
+                    re[i] = rng.choice(SPECIAL_C)
+                else:
+                    im[i] = rng.choice(SPECIAL_C)
+        return _complex(re, im, dt)
     out = []
     for _ in range(n):
         r = rng.random()
@@ -118,6 +141,15 @@ def rand_values(rng, dtype, n):
         out.append(v)
     with np.errstate(all="ignore"):
         return np.array(out, dtype=np.float64).astype(dt)
+
+
+def _complex(re, im, dt):
+    """Complex values from their parts (1j * inf would make NaN parts)."""
+    out = np.empty(len(re), dtype=dt)
+    with np.errstate(all="ignore"):
+        out.real = re
+        out.imag = im
+    return out
 
 
 def make_view(rng, dtype, shape):
@@ -207,7 +239,14 @@ def build_case(rng, cid, name):
         r = rng.random()
         if r < 0.12 and (any_array or j < nin - 1):
             # weak Python scalar
-            if rng.random() < 0.5:
+            kind = rng.random()
+            if kind < 0.2:
+                v = complex(rand_values(rng, "complex128", 1)[0])
+                np_args.append(v)
+                c.lines.append("in weak_complex %s %s" % (
+                    np.float64(v.real).tobytes()[::-1].hex(),
+                    np.float64(v.imag).tobytes()[::-1].hex()))
+            elif kind < 0.6:
                 v = int(rand_values(rng, rng.choice(["int8", "int16", "int64", "uint8"]), 1)[0])
                 np_args.append(v)
                 c.lines.append("in weak_int %d" % v)
@@ -219,7 +258,10 @@ def build_case(rng, cid, name):
         elif r < 0.22:
             v = scalar_for(rng, dtype)
             np_args.append(v)
-            if np.dtype(dtype).kind == "f":
+            if np.dtype(dtype).kind == "c":
+                bits = "%s %s" % (np.float64(v.real).tobytes()[::-1].hex(),
+                                  np.float64(v.imag).tobytes()[::-1].hex())
+            elif np.dtype(dtype).kind == "f":
                 bits = np.float64(v).tobytes()[::-1].hex()
             else:
                 bits = "%016x" % (int(v) & 0xFFFFFFFFFFFFFFFF)
@@ -289,13 +331,15 @@ def ulp_distance(a, b, dtype):
         else np.abs(ia - ib)
 
 
-def compare(name, want, got_dtype, got_shape, got_bytes, loop_dtype):
+def compare(name, want, got_dtype, got_shape, got_bytes, loop_dtype, complex_in=False):
     if want.dtype.name != got_dtype:
         return "dtype: numpy %s, kiln %s" % (want.dtype.name, got_dtype)
     if tuple(want.shape) != tuple(got_shape):
         return "shape: numpy %s, kiln %s" % (want.shape, tuple(got_shape))
     got = np.frombuffer(got_bytes, dtype=want.dtype)
     want = np.ascontiguousarray(want).reshape(-1)
+    if want.dtype.kind == "c":
+        return compare_complex(name, want, got, loop_dtype)
     if want.dtype.kind != "f":
         bad = got != want
         if bad.any():
@@ -303,6 +347,9 @@ def compare(name, want, got_dtype, got_shape, got_bytes, loop_dtype):
             return "value at flat %d: numpy %r, kiln %r" % (i, want[i], got[i])
         return None
     ulps = UFUNCS[name][2]
+    if complex_in and want.dtype.kind == "f":
+        # a real result of complex inputs (absolute: hypot): its own bound
+        ulps = COMPLEX_EPS.get(name, COMPLEX_TRANS_EPS)
     if loop_dtype.kind == "f" and loop_dtype.itemsize < want.dtype.itemsize:
         # computed in the loop's narrower type, then cast: compare there
         with np.errstate(all="ignore"):  # a float32 output beyond float16's range
@@ -329,6 +376,42 @@ def compare(name, want, got_dtype, got_shape, got_bytes, loop_dtype):
     return None
 
 
+def compare_complex(name, want, got, loop_dtype):
+    if loop_dtype.kind != "c" and not want.imag.any() and not got.imag.any():
+        # a real loop's result cast to a complex output: compare as the loop's
+        return compare(name, want.real.copy(), want.real.dtype.name, want.shape,
+                       got.real.copy().tobytes(), loop_dtype)
+    if loop_dtype.kind == "c" and loop_dtype.itemsize < want.dtype.itemsize:
+        want, got = want.astype(loop_dtype), got.astype(loop_dtype)
+    bound = COMPLEX_EPS.get(name, COMPLEX_TRANS_EPS)
+    eps = float(np.finfo(want.real.dtype).eps)
+    wr, wi, gr, gi = want.real, want.imag, got.real, got.imag
+    with np.errstate(all="ignore"):
+        special = ~(np.isfinite(wr) & np.isfinite(wi))
+        # a NaN part matches a NaN; an infinite one the same infinity
+        part_ok = lambda w, g: (np.isnan(w) & np.isnan(g)) | (np.isinf(w) & (w == g)) | \
+            np.isfinite(w)
+        bad = special & ~(part_ok(wr, gr) & part_ok(wi, gi) &
+                          (np.isfinite(wr) <= np.isfinite(gr)) &
+                          (np.isfinite(wi) <= np.isfinite(gi)))
+        # the finite parts of a special value: within the bound of the part
+        err = np.abs(want.astype(np.complex128) - got.astype(np.complex128))
+        scale = np.abs(want.astype(np.complex128))
+        if bound == 0:
+            ok = ((wr == gr) & (np.signbit(wr) == np.signbit(gr)) |
+                  (np.isnan(wr) & np.isnan(gr))) & \
+                 ((wi == gi) & (np.signbit(wi) == np.signbit(gi)) |
+                  (np.isnan(wi) & np.isnan(gi)))
+            bad = ~ok
+        else:
+            bad |= ~special & ~(err <= bound * eps * scale)
+    if bad.any():
+        i = int(np.argmax(bad))
+        return "value at flat %d: numpy %r, kiln %r (bound %d eps norm-wise)" % (
+            i, want[i], got[i], bound)
+    return None
+
+
 def parse_result(line):
     toks = line.split()
     if toks[2] == "err":
@@ -347,6 +430,9 @@ def known_divergence(c, np_args, np_error, problem):
     """The reason, as listed in docs/ufuncs.md ("Differences from NumPy"),
     when a case is a documented difference, else None."""
     dtypes = [a.dtype.name for a in np_args if isinstance(a, (np.ndarray, np.generic))]
+    if c.name in ("float_power", "rint") and "complex" in " ".join(dtypes + [
+            type(a).__name__ for a in np_args]) and "INVALID_ARGUMENT" in problem:
+        return "float_power and rint have no complex loops in kiln"
     if c.name == "power" and np_error == "ValueError":
         return "integer power with a negative exponent: NumPy raises, kiln gives 0"
     if np_error in ("TypeError", "UFuncTypeError") and "bool" in dtypes:
@@ -427,7 +513,9 @@ def main():
                 problem = "kiln %s: %s" % (r[1], r[2][:300])
             else:
                 for k, (dt, shape, data) in enumerate(r[1]):
-                    problem = compare(c.name, res[k], dt, shape, data, c.loop_dtypes[k])
+                    complex_in = any(np.asarray(a).dtype.kind == "c" for a in np_args)
+                    problem = compare(c.name, res[k], dt, shape, data, c.loop_dtypes[k],
+                                      complex_in)
                     if problem:
                         break
         kind = "agree"

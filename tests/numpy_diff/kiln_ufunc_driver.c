@@ -10,6 +10,7 @@
  *      d: passed as a device view, h: as host memory with the view's strides
  *   in weak_int <decimal>             a Python int (NEP 50 weak scalar)
  *   in weak_float <16 hex digits>     a Python float, its IEEE bits
+ *   in weak_complex <hex> <hex>       a Python complex (real, imag doubles' bits)
  *   in scalar <dtype> <16 hex digits> a typed scalar: a float's IEEE double
  *                                     bits, an integer's 64-bit two's
  *                                     complement
@@ -143,9 +144,26 @@ static kiln_status parse_scalar(char **tok, int ntok, kiln_operand *op) {
     *op = kiln_operand_float(v);
     return KILN_OK;
   }
+  if (strcmp(tok[0], "weak_complex") == 0 && ntok == 3) {
+    uint64_t bits[2] = {hex64(tok[1]), hex64(tok[2])};
+    double v[2];
+    memcpy(v, bits, sizeof v);
+    *op = kiln_operand_complex(v[0], v[1]);
+    return KILN_OK;
+  }
   kiln_dtype dtype;
-  if (strcmp(tok[0], "scalar") != 0 || ntok != 3 || kiln_dtype_from_name(tok[1], &dtype))
+  if (strcmp(tok[0], "scalar") != 0 || ntok < 3 || kiln_dtype_from_name(tok[1], &dtype))
     return KILN_ERROR_INTERNAL;
+  if (kiln_dtype_is_complex(dtype)) { /* scalar <dtype> <real bits> <imag bits> */
+    if (ntok != 4) return KILN_ERROR_INTERNAL;
+    uint64_t bits[2] = {hex64(tok[2]), hex64(tok[3])};
+    double v[2];
+    memcpy(v, bits, sizeof v);
+    *op = dtype == KILN_COMPLEX64 ? kiln_operand_complex64(v[0], v[1])
+                                  : kiln_operand_complex128(v[0], v[1]);
+    return KILN_OK;
+  }
+  if (ntok != 3) return KILN_ERROR_INTERNAL;
   uint64_t bits = hex64(tok[2]);
   memset(op, 0, sizeof *op);
   op->kind = KILN_OPERAND_SCALAR;
