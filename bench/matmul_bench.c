@@ -2,7 +2,8 @@
  * tutorials' sizes and large squares:
  *   1024x2048 @ 2048x512 float32 and float64, a 1000x1000 dot (cp.dot),
  *   4096^3 and 8192^3 float32 and float64 (GPUs only; a CPU device stops
- *   after the first three).
+ *   after the first three), and float16 (computed in float32, as CuPy's
+ *   float16 matmul) at the tutorial size and 8192^3.
  * For each: kiln's default path (the vendor BLAS where the backend loads
  * one), kiln's portable kernel (KILN_BLAS=portable, measured in a child
  * process forked before anything is loaded, since the setting is read
@@ -38,11 +39,20 @@ static const bench_case cases[] = {
     {"4096^3", KILN_FLOAT64, 4096, 4096, 4096, 1},
     {"8192^3", KILN_FLOAT32, 8192, 8192, 8192, 1},
     {"8192^3", KILN_FLOAT64, 8192, 8192, 8192, 1},
+    {"1024x2048 @ 2048x512", KILN_FLOAT16, 1024, 2048, 512, 0},
+    {"8192^3", KILN_FLOAT16, 8192, 8192, 8192, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
 static int repeats_for(const bench_case *c, int repeats) {
   return c->m >= 8192 ? (repeats + 3) / 4 : repeats;
+}
+
+/* Element i of host data of dtype d (float16, float32, float64) = v. */
+static void store_value(void *host, kiln_dtype d, int64_t i, double v) {
+  if (d == KILN_FLOAT32) ((float *)host)[i] = (float)v;
+  else if (d == KILN_FLOAT16) ((uint16_t *)host)[i] = kiln_float16_from_double(v);
+  else ((double *)host)[i] = v;
 }
 
 /* ---- kiln ------------------------------------------------------------------ */
@@ -60,8 +70,7 @@ static double time_kiln(kiln_context *ctx, const bench_case *c, int repeats) {
   srand(1);
   for (int64_t i = 0; i < c->k * (c->m > c->n ? c->m : c->n); i++) {
     double v = (double)rand() / RAND_MAX - 0.5;
-    if (c->dtype == KILN_FLOAT32) ((float *)host)[i] = (float)v;
-    else ((double *)host)[i] = v;
+    store_value(host, c->dtype, i, v);
   }
   kiln_array *a, *b, *out;
   BENCH_CHECK(kiln_array_from_host(ctx, c->dtype, 2, as, NULL, host, &a));
@@ -116,6 +125,8 @@ static struct {
                const float *, int, const float *, float *, int);
   int (*Dgemm)(void *, int, int, int, int, int, const double *, const double *, int,
                const double *, int, const double *, double *, int);
+  int (*GemmEx)(void *, int, int, int, int, int, const void *, const void *, int, int,
+                const void *, int, int, const void *, void *, int, int, int, int);
   void *handle;
   CUstream stream;
   int ready;
@@ -149,6 +160,7 @@ static int load_cublas(void) {
   LOAD(cublas, SetStream, "cublasSetStream_v2");
   LOAD(cublas, Sgemm, "cublasSgemm_v2");
   LOAD(cublas, Dgemm, "cublasDgemm_v2");
+  LOAD(cublas, GemmEx, "cublasGemmEx");
   int device;
   CUcontext context;
   if (cu.Init(0) || cu.DeviceGet(&device, 0) || cu.DevicePrimaryCtxRetain(&context, device) ||
@@ -167,8 +179,7 @@ static double time_cublas(const bench_case *c, int repeats) {
   void *host = malloc(big);
   for (size_t i = 0; i < big / item; i++) {
     double v = (double)rand() / RAND_MAX - 0.5;
-    if (c->dtype == KILN_FLOAT32) ((float *)host)[i] = (float)v;
-    else ((double *)host)[i] = v;
+    store_value(host, c->dtype, i, v);
   }
   if (cu.MemAlloc(&a, (size_t)(c->m * c->k) * item) || cu.MemAlloc(&b, (size_t)(c->k * c->n) * item) ||
       cu.MemAlloc(&d, (size_t)(c->m * c->n) * item))
@@ -188,6 +199,11 @@ static double time_cublas(const bench_case *c, int repeats) {
       const float one = 1, zero = 0;
       s = cu.Sgemm(cu.handle, 0, 0, n, m, k, &one, (const float *)(uintptr_t)b, n,
                    (const float *)(uintptr_t)a, k, &zero, (float *)(uintptr_t)d, n);
+    } else if (c->dtype == KILN_FLOAT16) {
+      /* CUDA_R_16F (2) operands, CUBLAS_COMPUTE_32F (68), default algorithm */
+      const float one = 1, zero = 0;
+      s = cu.GemmEx(cu.handle, 0, 0, n, m, k, &one, (const void *)(uintptr_t)b, 2, n,
+                    (const void *)(uintptr_t)a, 2, k, &zero, (void *)(uintptr_t)d, 2, n, 68, -1);
     } else {
       const double one = 1, zero = 0;
       s = cu.Dgemm(cu.handle, 0, 0, n, m, k, &one, (const double *)(uintptr_t)b, n,

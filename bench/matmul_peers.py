@@ -8,7 +8,8 @@
   measures kiln (events around one call).
   NumPy (CPU): np.matmul with out=, wall time per call (median), for the
   comparison with PoCL (CLBlast and kiln's portable kernel on the same CPU);
-  the 4096^3 and 8192^3 squares only with --all.
+  the 4096^3 and 8192^3 squares, and float16 (NumPy's float16 matmul is a
+  plain loop, seconds per call), only with --all.
 
 Usage: python3 bench/matmul_peers.py [--cpu-only] [--all] [repeats]
 """
@@ -26,6 +27,8 @@ CASES = [
     ("4096^3", np.float64, 4096, 4096, 4096, True),
     ("8192^3", np.float32, 8192, 8192, 8192, True),
     ("8192^3", np.float64, 8192, 8192, 8192, True),
+    ("1024x2048 @ 2048x512", np.float16, 1024, 2048, 512, False),
+    ("8192^3", np.float16, 8192, 8192, 8192, True),
 ]
 
 
@@ -66,7 +69,7 @@ def numpy_times(repeats, everything):
     print(f"NumPy {np.__version__} on the CPU")
     print(f"{'case':28s} {'dtype':8s} {'ms':>10s} {'GFLOP/s':>9s}")
     for name, dtype, m, k, n, large in CASES:
-        if large and not everything:
+        if (large or dtype == np.float16) and not everything:
             continue
         a, b = data(dtype, m, k, n)
         c = np.empty((m, n), dtype=dtype)

@@ -5,7 +5,10 @@
  * must give a binary. Needs no GPU and no driver: only NVRTC or hiprtc.
  *
  * Environment (set by tests/core.cmake): KILN_CHECK_BACKEND (cuda | hip),
- * KILN_CHECK_TARGETS (comma list: sm_80,sm_90 / gfx90a,gfx1030). When the
+ * KILN_CHECK_TARGETS (comma list: sm_80,sm_90 / gfx90a,gfx1030), and by
+ * hand KILN_CHECK_ONLY=text: only the sources whose name contains text
+ * (for instance "gemm" while working on it); KILN_CHECK_FIRST_TARGET=1
+ * (CI's setting, .ci/run): only the list's first target. When the
  * compiler library is missing the program exits 77 (SKIPPED) with the
  * reason. */
 #include <dirent.h>
@@ -45,6 +48,7 @@ static void test_compile_everything(kiln_context *unused) {
   (void)unused;
   const char *backend = getenv("KILN_CHECK_BACKEND");
   const char *targets = getenv("KILN_CHECK_TARGETS");
+  const char *only = getenv("KILN_CHECK_ONLY");
   const kiln_backend_ops *ops = kiln_registry_find(backend);
   if (!ops || !ops->compile_for_target || !targets) {
     harness_fail(__FILE__, __LINE__, "KILN_CHECK_BACKEND=%s has no compile_for_target or "
@@ -57,9 +61,14 @@ static void test_compile_everything(kiln_context *unused) {
   int compiled = 0;
   char list[256];
   snprintf(list, sizeof list, "%s", targets);
+  const char *first_only = getenv("KILN_CHECK_FIRST_TARGET");
+  if (first_only && strcmp(first_only, "1") == 0) list[strcspn(list, ",")] = '\0';
+  char shown[256];
+  snprintf(shown, sizeof shown, "%s", list); /* strtok_r cuts list up */
   for (char *save = NULL, *target = strtok_r(list, ",", &save); target;
        target = strtok_r(NULL, ",", &save)) {
     for (int i = 0; i < catalog.count; i++) {
+      if (only && !strstr(catalog.entries[i].name, only)) continue;
       char *full = NULL, *log = NULL;
       size_t size = 0;
       CHECK_OK(kiln_source_compose(ops, catalog.entries[i].source, &full));
@@ -82,7 +91,7 @@ static void test_compile_everything(kiln_context *unused) {
       free(log);
     }
   }
-  printf("compiled %d sources for %s targets %s\n", compiled, backend, targets);
+  printf("compiled %d sources for %s targets %s\n", compiled, backend, shown);
   CHECK(compiled > 0);
   kiln_catalog_free(&catalog);
 }

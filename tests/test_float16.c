@@ -6,7 +6,7 @@
  * bodies and built-ins, contiguous and strided, sizes 0, 1 and primes) against
  * a host reference computed in float32 and rounded, as NumPy does; type
  * resolution as NumPy 2's; scalars; reductions, arg reductions and scans;
- * raw kernels over kiln_half; gufuncs; matmul's refusal. */
+ * raw kernels over kiln_half; gufuncs (matmul: tests/test_linalg.c). */
 #include "ufunc_testing.h"
 
 static int has_double(kiln_context *ctx) {
@@ -467,17 +467,6 @@ static void test_gufunc(kiln_context *ctx) {
   kiln_gufunc_release(g);
 }
 
-static void test_matmul_refused(kiln_context *ctx) {
-  int64_t shape[2] = {3, 3};
-  kiln_array *a = random_array(ctx, KILN_FLOAT16, 2, shape, -1, 1), *r = NULL;
-  kiln_array *b = random_array(ctx, KILN_FLOAT32, 2, shape, -1, 1);
-  kiln_status s = kiln_matmul(a, b, NULL, NULL, &r);
-  CHECK(s == KILN_ERROR_INVALID_ARGUMENT && r == NULL);
-  CHECK_MSG(strstr(kiln_last_error(), "float16") != NULL, "message: %s", kiln_last_error());
-  kiln_array_release(a);
-  kiln_array_release(b);
-}
-
 static const harness_test tests[] = {
     {"every_pattern", test_every_pattern},
     {"rounding", test_rounding},
@@ -489,7 +478,6 @@ static const harness_test tests[] = {
     {"reductions", test_reductions},
     {"raw_kernel", test_raw_kernel},
     {"gufunc", test_gufunc},
-    {"matmul_refused", test_matmul_refused},
     {0},
 };
 

@@ -118,10 +118,36 @@ static kiln_status cuda_blas_set_stream(void *handle, gpu_stream stream) {
   return cublas_check(cublas.cublasSetStream_v2(handle, (CUstream)stream), "cublasSetStream");
 }
 
+/* float16 through cublasGemmEx with CUBLAS_COMPUTE_32F, as CuPy's float16
+ * matmul: alpha and beta in the compute type. */
+static kiln_status cuda_blas_gemm_ex(void *handle, const gpu_blas_product *p) {
+  if (p->dtype != KILN_FLOAT16)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "cuda: no cuBLAS product for %s",
+                          kiln_dtype_name(p->dtype));
+  if (!cublas.cublasGemmEx || !cublas.cublasGemmStridedBatchedEx)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "cuda: %s lacks cublasGemmEx",
+                          cublas_outcome.opened);
+  const float one = 1.0f, zero = 0.0f;
+  const int t = KILN_CUDA_R_16F;
+  if (p->batch == 1)
+    return cublas_check(cublas.cublasGemmEx(handle, p->transa, p->transb, p->m, p->n, p->k, &one,
+                                            p->a, t, p->lda, p->b, t, p->ldb, &zero, p->c, t,
+                                            p->ldc, KILN_CUBLAS_COMPUTE_32F,
+                                            KILN_CUBLAS_GEMM_DEFAULT),
+                        "cublasGemmEx");
+  return cublas_check(cublas.cublasGemmStridedBatchedEx(
+                          handle, p->transa, p->transb, p->m, p->n, p->k, &one, p->a, t, p->lda,
+                          p->stride_a, p->b, t, p->ldb, p->stride_b, &zero, p->c, t, p->ldc,
+                          p->stride_c, p->batch, KILN_CUBLAS_COMPUTE_32F,
+                          KILN_CUBLAS_GEMM_DEFAULT),
+                      "cublasGemmStridedBatchedEx");
+}
+
 const gpu_blas kiln_cuda_blas = {
     .load = cuda_blas_load,
     .create = cuda_blas_create,
     .destroy = cuda_blas_destroy,
     .set_stream = cuda_blas_set_stream,
     .check = cublas_check,
+    .gemm_ex = cuda_blas_gemm_ex,
 };

@@ -17,6 +17,9 @@ typedef int libraryPropertyType;
 #define KILN_CUBLAS_MAJOR_VERSION 0
 #define KILN_CUBLAS_MINOR_VERSION 1
 #define KILN_CUBLAS_PATCH_LEVEL 2
+#define KILN_CUDA_R_16F 2         /* cudaDataType, library_types.h */
+#define KILN_CUBLAS_COMPUTE_32F 68 /* cublasComputeType_t */
+#define KILN_CUBLAS_GEMM_DEFAULT (-1)
 
 /* The products, declared with the parameter types of backends/gpu's
  * gpu_blas_gemm_* (the same ABI: the handle a pointer, the enums int), so
@@ -38,8 +41,22 @@ typedef int libraryPropertyType;
   X(int, cublasSgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(float)) \
   X(int, cublasDgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(double))
 
+/* The mixed-precision products (float16 stored, float32 computed): the
+ * data and compute types are enums, the algorithm an enum. */
+#define KILN_CUBLAS_GEMM_EX_PARAMS                                                     \
+  (void *handle, int transa, int transb, int m, int n, int k, const void *alpha,       \
+   const void *A, int Atype, int lda, const void *B, int Btype, int ldb,               \
+   const void *beta, void *C, int Ctype, int ldc, int computeType, int algo)
+#define KILN_CUBLAS_GEMM_BATCHED_EX_PARAMS                                             \
+  (void *handle, int transa, int transb, int m, int n, int k, const void *alpha,       \
+   const void *A, int Atype, int lda, long long strideA, const void *B, int Btype,     \
+   int ldb, long long strideB, const void *beta, void *C, int Ctype, int ldc,          \
+   long long strideC, int batchCount, int computeType, int algo)
+
 #define KILN_CUBLAS_OPTIONAL(X)                                                   \
   X(cublasStatus_t, cublasGetProperty, (libraryPropertyType type, int *value))    \
-  X(const char *, cublasGetStatusName, (cublasStatus_t status))
+  X(const char *, cublasGetStatusName, (cublasStatus_t status))                   \
+  X(int, cublasGemmEx, KILN_CUBLAS_GEMM_EX_PARAMS)                                \
+  X(int, cublasGemmStridedBatchedEx, KILN_CUBLAS_GEMM_BATCHED_EX_PARAMS)
 
 #endif

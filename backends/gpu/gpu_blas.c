@@ -22,38 +22,47 @@ static int fits(int64_t v) { return v >= 0 && v <= INT_MAX; }
 /* One product, column-major: B plays A's part and A plays B's. */
 static kiln_status blas_call(const gpu_blas *blas, const gpu_blas_calls *calls, void *handle,
                              const kiln_backend_gemm *g) {
-  const int64_t item = (int64_t)kiln_dtype_size(g->dtype);
-  const uintptr_t a = (uintptr_t)(g->b->address + g->b_offset * (uint64_t)item);
-  const uintptr_t b = (uintptr_t)(g->a->address + g->a_offset * (uint64_t)item);
-  const uintptr_t c = (uintptr_t)(g->c->address + g->c_offset * (uint64_t)item);
-  const int ta = g->transpose_b ? calls->op_t : calls->op_n;
-  const int tb = g->transpose_a ? calls->op_t : calls->op_n;
-  const int m = (int)g->n, n = (int)g->m, k = (int)g->k, batch = (int)g->batch;
-  const int lda = (int)g->ld_b, ldb = (int)g->ld_a, ldc = (int)g->ld_c;
-  const long long sa = g->stride_b, sb = g->stride_a, sc = g->stride_c;
-  const int single = batch == 1;
+  const uint64_t item = kiln_dtype_size(g->dtype);
+  const gpu_blas_product p = {
+      .dtype = g->dtype,
+      .transa = g->transpose_b ? calls->op_t : calls->op_n,
+      .transb = g->transpose_a ? calls->op_t : calls->op_n,
+      .m = (int)g->n,
+      .n = (int)g->m,
+      .k = (int)g->k,
+      .batch = (int)g->batch,
+      .a = (const void *)(uintptr_t)(g->b->address + g->b_offset * item),
+      .b = (const void *)(uintptr_t)(g->a->address + g->a_offset * item),
+      .c = (void *)(uintptr_t)(g->c->address + g->c_offset * item),
+      .lda = (int)g->ld_b,
+      .ldb = (int)g->ld_a,
+      .ldc = (int)g->ld_c,
+      .stride_a = g->stride_b,
+      .stride_b = g->stride_a,
+      .stride_c = g->stride_c,
+  };
+  const int single = p.batch == 1;
   if (g->dtype == KILN_FLOAT32) {
     const float one = 1.0f, zero = 0.0f;
-    const float *pa = (const float *)a, *pb = (const float *)b;
-    float *pc = (float *)c;
-    return blas->check(single ? calls->gemm_f32(handle, ta, tb, m, n, k, &one, pa, lda, pb,
-                                                ldb, &zero, pc, ldc)
-                              : calls->gemm_batched_f32(handle, ta, tb, m, n, k, &one, pa, lda,
-                                                        sa, pb, ldb, sb, &zero, pc, ldc, sc,
-                                                        batch),
+    return blas->check(single ? calls->gemm_f32(handle, p.transa, p.transb, p.m, p.n, p.k, &one,
+                                                p.a, p.lda, p.b, p.ldb, &zero, p.c, p.ldc)
+                              : calls->gemm_batched_f32(handle, p.transa, p.transb, p.m, p.n,
+                                                        p.k, &one, p.a, p.lda, p.stride_a, p.b,
+                                                        p.ldb, p.stride_b, &zero, p.c, p.ldc,
+                                                        p.stride_c, p.batch),
                        calls->names[single ? 0 : 2]);
   }
   if (g->dtype == KILN_FLOAT64) {
     const double one = 1.0, zero = 0.0;
-    const double *pa = (const double *)a, *pb = (const double *)b;
-    double *pc = (double *)c;
-    return blas->check(single ? calls->gemm_f64(handle, ta, tb, m, n, k, &one, pa, lda, pb,
-                                                ldb, &zero, pc, ldc)
-                              : calls->gemm_batched_f64(handle, ta, tb, m, n, k, &one, pa, lda,
-                                                        sa, pb, ldb, sb, &zero, pc, ldc, sc,
-                                                        batch),
+    return blas->check(single ? calls->gemm_f64(handle, p.transa, p.transb, p.m, p.n, p.k, &one,
+                                                p.a, p.lda, p.b, p.ldb, &zero, p.c, p.ldc)
+                              : calls->gemm_batched_f64(handle, p.transa, p.transb, p.m, p.n,
+                                                        p.k, &one, p.a, p.lda, p.stride_a, p.b,
+                                                        p.ldb, p.stride_b, &zero, p.c, p.ldc,
+                                                        p.stride_c, p.batch),
                        calls->names[single ? 1 : 3]);
   }
+  if (blas->gemm_ex) return blas->gemm_ex(handle, &p);
   return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "vendor BLAS gemm for %s",
                         kiln_dtype_name(g->dtype));
 }

@@ -105,6 +105,19 @@ typedef struct gpu_blas_calls {
   const char *names[4];
 } gpu_blas_calls;
 
+/* One column-major product for the vendor's mixed-precision entry points
+ * (cublasGemmEx, rocblas_gemm_ex and their strided-batched forms): the
+ * arguments gemm_f32 & co take, with the stored element type; alpha 1 and
+ * beta 0 are the adapter's to supply in the compute type. */
+typedef struct gpu_blas_product {
+  kiln_dtype dtype;
+  int transa, transb, m, n, k, batch;
+  const void *a, *b;
+  void *c;
+  int lda, ldb, ldc;
+  long long stride_a, stride_b, stride_c;
+} gpu_blas_product;
+
 /* The vendor BLAS of a GPU runtime (cuBLAS, rocBLAS), loaded at run time. */
 typedef struct gpu_blas {
   /* Loads the library on the first call (once, thread-safe; every later
@@ -121,6 +134,11 @@ typedef struct gpu_blas {
   kiln_status (*set_stream)(void *handle, gpu_stream stream);
   /* The vendor's status as a kiln status naming `call`; KILN_OK for 0. */
   kiln_status (*check)(int status, const char *call);
+  /* A product of a dtype gemm_f32/f64 do not cover: float16 stored,
+   * computed in float32 and rounded once (as CuPy's float16 matmul).
+   * UNIMPLEMENTED for another dtype or when the library lacks the entry
+   * points; the caller then takes the portable kernel. */
+  kiln_status (*gemm_ex)(void *handle, const gpu_blas_product *product);
 } gpu_blas;
 
 typedef struct gpu_runtime {

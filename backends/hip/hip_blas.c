@@ -115,10 +115,36 @@ static kiln_status hip_blas_set_stream(void *handle, gpu_stream stream) {
                        "rocblas_set_stream");
 }
 
+/* float16 through rocblas_gemm_ex with a float32 compute type: alpha and
+ * beta in the compute type; D is C. */
+static kiln_status hip_blas_gemm_ex(void *handle, const gpu_blas_product *p) {
+  if (p->dtype != KILN_FLOAT16)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "hip: no rocBLAS product for %s",
+                          kiln_dtype_name(p->dtype));
+  if (!rocblas.rocblas_gemm_ex || !rocblas.rocblas_gemm_strided_batched_ex)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "hip: %s lacks rocblas_gemm_ex",
+                          rocblas_outcome.opened);
+  const float one = 1.0f, zero = 0.0f;
+  const int t = KILN_ROCBLAS_DATATYPE_F16_R, f32 = KILN_ROCBLAS_DATATYPE_F32_R;
+  const int algo = KILN_ROCBLAS_GEMM_ALGO_STANDARD;
+  if (p->batch == 1)
+    return rocblas_check(rocblas.rocblas_gemm_ex(handle, p->transa, p->transb, p->m, p->n, p->k,
+                                                 &one, p->a, t, p->lda, p->b, t, p->ldb, &zero,
+                                                 p->c, t, p->ldc, p->c, t, p->ldc, f32, algo, 0,
+                                                 0),
+                         "rocblas_gemm_ex");
+  return rocblas_check(rocblas.rocblas_gemm_strided_batched_ex(
+                           handle, p->transa, p->transb, p->m, p->n, p->k, &one, p->a, t, p->lda,
+                           p->stride_a, p->b, t, p->ldb, p->stride_b, &zero, p->c, t, p->ldc,
+                           p->stride_c, p->c, t, p->ldc, p->stride_c, p->batch, f32, algo, 0, 0),
+                       "rocblas_gemm_strided_batched_ex");
+}
+
 const gpu_blas kiln_hip_blas = {
     .load = hip_blas_load,
     .create = hip_blas_create,
     .destroy = hip_blas_destroy,
     .set_stream = hip_blas_set_stream,
     .check = rocblas_check,
+    .gemm_ex = hip_blas_gemm_ex,
 };

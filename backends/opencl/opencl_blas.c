@@ -87,7 +87,11 @@ static kiln_status clblast_load(void) {
 kiln_status kiln_opencl_blas_describe(kiln_backend_device *device, char *text, size_t size) {
   (void)device;
   kiln_status status = clblast_load();
-  snprintf(text, size, "%s", status == KILN_OK ? clblast_text : kiln_last_error());
+  if (status == KILN_OK)
+    snprintf(text, size, "%s; float16 through kiln's kernel (CLBlast sums float16 in float16)",
+             clblast_text);
+  else
+    snprintf(text, size, "%s", kiln_last_error());
   return status;
 }
 
@@ -126,6 +130,13 @@ kiln_status kiln_opencl_gemm(kiln_backend_device *device, kiln_backend_stream *s
                                                     b, bo, ldb, sb, 0.0, c, co, ldc, sc, batch,
                                                     &queue, NULL);
     break;
+  case KILN_FLOAT16:
+    /* CLBlastHgemm computes in float16 (and needs cl_khr_fp16): its sums
+     * would lose what cuBLAS's float32 compute keeps. core then takes the
+     * portable kernel, which computes in float32 as cuBLAS does. */
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "opencl: CLBlast's float16 GEMM accumulates in float16; float16 "
+                          "products take kiln's kernel (float32 compute)");
   default:
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "opencl: CLBlast gemm for %s",
                           kiln_dtype_name(g->dtype));

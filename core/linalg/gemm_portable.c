@@ -17,9 +17,14 @@ extern const char kiln_builtin_gemm[];
 #define GEMM_MAX_GROUPS_Z 65535
 #define GEMM_MAX_GROUPS_Z_CPU 256
 
+#define REAL_MAC "return c + a * b;"
+
 static const linalg_type types[] = {
-    {KILN_FLOAT32, "float", "kiln_gemm_float32"},
-    {KILN_FLOAT64, "double", "kiln_gemm_float64"},
+    {KILN_FLOAT32, "float", "float", "", "", "(float)0", REAL_MAC, "kiln_gemm_float32"},
+    {KILN_FLOAT64, "double", "double", "", "", "(double)0", REAL_MAC, "kiln_gemm_float64"},
+    /* float32 compute, one rounding when C is stored */
+    {KILN_FLOAT16, "kiln_half", "float", "kiln_half_to_float", "kiln_float_to_half", "0.0f",
+     REAL_MAC, "kiln_gemm_float16"},
 };
 
 const linalg_type *kiln_linalg_type(kiln_dtype dtype) {
@@ -28,22 +33,40 @@ const linalg_type *kiln_linalg_type(kiln_dtype dtype) {
   return NULL;
 }
 
-/* The template with its two placeholders replaced. */
+static int is_identifier_char(char c) {
+  return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* The multiply-add the kernel calls, then the template with its
+ * placeholders (whole identifiers) replaced. */
 static kiln_status gemm_source(void *data, kiln_strbuf *out) {
   const linalg_type *type = data;
+  char mac[64];
+  snprintf(mac, sizeof mac, "%s_mac", type->entry);
+  kiln_strbuf_appendf(out, "KILN_DEVICE %s %s(%s c, %s a, %s b) { %s }\n", type->compute_type,
+                      mac, type->compute_type, type->compute_type, type->compute_type,
+                      type->mac_body);
+  const char *names[] = {"GEMM_T",    "GEMM_C",   "GEMM_LOAD", "GEMM_STORE",
+                         "GEMM_ZERO", "GEMM_MAC", "GEMM_ENTRY"};
+  const char *values[] = {type->kernel_type, type->compute_type, type->load, type->store,
+                          type->zero,        mac,                type->entry};
   const char *s = kiln_builtin_gemm;
   while (*s) {
-    if (strncmp(s, "GEMM_T", 6) == 0 && !(s[6] == '_' || (s[6] >= 'A' && s[6] <= 'Z'))) {
-      kiln_strbuf_append(out, type->kernel_type);
-      s += 6;
-    } else if (strncmp(s, "GEMM_ENTRY", 10) == 0) {
-      kiln_strbuf_append(out, type->entry);
-      s += 10;
-    } else {
-      const char *next = strchr(s + 1, 'G');
-      size_t n = next ? (size_t)(next - s) : strlen(s);
-      kiln_strbuf_append_n(out, s, n);
+    size_t i = 0, n = 0;
+    if (strncmp(s, "GEMM_", 5) == 0)
+      for (; i < sizeof names / sizeof names[0]; i++) {
+        n = strlen(names[i]);
+        if (strncmp(s, names[i], n) == 0 && !is_identifier_char(s[n])) break;
+      }
+    if (strncmp(s, "GEMM_", 5) == 0 && i < sizeof names / sizeof names[0]) {
+      kiln_strbuf_append(out, values[i]);
       s += n;
+    } else {
+      /* copy up to the next possible placeholder */
+      const char *next = strchr(s + 1, 'G');
+      size_t len = next ? (size_t)(next - s) : strlen(s);
+      kiln_strbuf_append_n(out, s, len);
+      s += len;
     }
   }
   return kiln_strbuf_status(out);

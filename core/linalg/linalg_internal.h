@@ -15,11 +15,15 @@
 #include "core/kernel/kernel_internal.h"
 
 /* The element types matrix products take, one row each (a new dtype such
- * as float16 or complex64 adds a row, and a case in the backends' gemm). */
+ * as complex64 adds a row, and a case in the backends' gemm). */
 typedef struct linalg_type {
   kiln_dtype dtype;
-  const char *kernel_type; /* the kernel language's name for it */
-  const char *entry;       /* the portable kernel's entry point */
+  const char *kernel_type;  /* the kernel language's name for it (stored) */
+  const char *compute_type; /* what the portable kernel multiplies and sums in */
+  const char *load, *store; /* conversions between the two ("" when equal) */
+  const char *zero;         /* the compute type's zero */
+  const char *mac_body;     /* body of a function returning c + a * b (c, a, b) */
+  const char *entry;        /* the portable kernel's entry point */
 } linalg_type;
 
 /* The row for dtype; NULL when matrix products do not take it. */

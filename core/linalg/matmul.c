@@ -252,6 +252,12 @@ static void matmul_clear(matmul_state *st) {
   kiln_array_release(st->result);
 }
 
+/* NumPy's promotion of two float dtypes: the one the other casts to
+ * safely (float16 @ float32 is float32). */
+static kiln_dtype result_dtype(kiln_dtype a, kiln_dtype b) {
+  return kiln_dtype_can_cast_safely(a, b) ? b : a;
+}
+
 static kiln_status matmul_checks(const char *what, const kiln_array *a, const kiln_array *b,
                                  const kiln_array *out, kiln_dtype *dtype) {
   if (!a || !b)
@@ -263,11 +269,10 @@ static kiln_status matmul_checks(const char *what, const kiln_array *a, const ki
   const kiln_array *x[2] = {a, b};
   for (int i = 0; i < 2; i++) {
     if (!kiln_linalg_type(x[i]->dtype))
-      return shape_error(what, a, b, "operand %c has dtype %s; matrix products take float32 "
-                         "or float64", i ? 'b' : 'a', kiln_dtype_name(x[i]->dtype));
+      return shape_error(what, a, b, "operand %c has dtype %s; matrix products take float16, "
+                         "float32 or float64", i ? 'b' : 'a', kiln_dtype_name(x[i]->dtype));
   }
-  /* mixed float32/float64 promote as NumPy */
-  *dtype = a->dtype == b->dtype ? a->dtype : KILN_FLOAT64;
+  *dtype = result_dtype(a->dtype, b->dtype);
   if (*dtype == KILN_FLOAT64 && !a->buffer->ctx->info.has_double)
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "%s: float64 on %s, which has no float64",
                           what, a->buffer->ctx->info.name);
@@ -473,7 +478,7 @@ kiln_status kiln_vdot(const kiln_array *a, const kiln_array *b, kiln_stream *str
   *result = NULL;
   KILN_CHECK_ARG(a);
   KILN_CHECK_ARG(b);
-  kiln_dtype dtype = a->dtype == b->dtype ? a->dtype : KILN_FLOAT64;
+  kiln_dtype dtype = result_dtype(a->dtype, b->dtype);
   if (a->size != b->size)
     return shape_error("vdot", a, b, "sizes differ (%lld != %lld)", (long long)a->size,
                        (long long)b->size);

@@ -13,8 +13,9 @@
  * a missing vendor BLAS an error instead of a fallback (read once per
  * process); kiln_linalg_describe says which path a context takes and why.
  *
- * dtypes: float32 and float64; mixed operands are promoted to float64 (as
- * NumPy). Work is queued on `stream` (NULL: the context's default stream),
+ * dtypes: float16, float32 and float64; mixed operands are promoted as
+ * NumPy (float16 @ float32 is float32); float16 is computed in float32 and
+ * rounded once per element, as NumPy and cuBLAS's float32 compute type. Work is queued on `stream` (NULL: the context's default stream),
  * like any kernel launch: the call returns before the product is done. */
 #ifndef KILN_LINALG_H
 #define KILN_LINALG_H
@@ -35,7 +36,7 @@ extern "C" {
  * be NULL when out is given. On failure *result is NULL.
  * Errors: INVALID_ARGUMENT for NULL a/b, arrays of different contexts, a
  * 0-d operand, inner dims that differ or batch dims that do not broadcast
- * (the message names both shapes), a dtype other than float32/float64, an
+ * (the message names both shapes), a dtype other than float16/32/64, an
  * out of the wrong shape or dtype, a bad KILN_BLAS; UNIMPLEMENTED for
  * float64 on a device without it; UNAVAILABLE when KILN_BLAS=vendor and
  * the backend has no usable vendor BLAS; device errors as for launches. */
@@ -52,8 +53,8 @@ KILN_API kiln_status kiln_dot(const kiln_array *a, const kiln_array *b, kiln_arr
                               kiln_stream *stream, kiln_array **result);
 
 /* numpy.vdot(a, b) for real dtypes: both flattened (C order), the sum of
- * their products, as a new 0-d array in *result (float32 when both are,
- * float64 otherwise). The arrays must have the same number of elements
+ * their products, as a new 0-d array in *result (of the promoted dtype,
+ * as kiln_matmul's). The arrays must have the same number of elements
  * (any shapes); an empty pair gives 0.
  * Errors: as kiln_matmul; INVALID_ARGUMENT when the sizes differ. */
 KILN_API kiln_status kiln_vdot(const kiln_array *a, const kiln_array *b, kiln_stream *stream,
