@@ -93,8 +93,8 @@ typedef struct kiln_backend_memory {
  * Column-major libraries compute C^T = op(B)^T op(A)^T with the same
  * numbers. */
 typedef struct kiln_backend_gemm {
-  kiln_dtype dtype; /* FLOAT16 (computed in float32), FLOAT32, FLOAT64; others
-                       are UNIMPLEMENTED */
+  kiln_dtype dtype; /* FLOAT16 (computed in float32), FLOAT32, FLOAT64,
+                       COMPLEX64, COMPLEX128; others are UNIMPLEMENTED */
   int transpose_a;
   int transpose_b;
   int64_t m, n, k, batch;

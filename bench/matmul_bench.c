@@ -2,8 +2,9 @@
  * tutorials' sizes and large squares:
  *   1024x2048 @ 2048x512 float32 and float64, a 1000x1000 dot (cp.dot),
  *   4096^3 and 8192^3 float32 and float64 (GPUs only; a CPU device stops
- *   after the first three), and float16 (computed in float32, as CuPy's
- *   float16 matmul) at the tutorial size and 8192^3.
+ *   after the first three), float16 (computed in float32, as CuPy's
+ *   float16 matmul) at the tutorial size and 8192^3, complex64 and
+ *   complex128 at the tutorial size.
  * For each: kiln's default path (the vendor BLAS where the backend loads
  * one), kiln's portable kernel (KILN_BLAS=portable, measured in a child
  * process forked before anything is loaded, since the setting is read
@@ -41,6 +42,8 @@ static const bench_case cases[] = {
     {"8192^3", KILN_FLOAT64, 8192, 8192, 8192, 1},
     {"1024x2048 @ 2048x512", KILN_FLOAT16, 1024, 2048, 512, 0},
     {"8192^3", KILN_FLOAT16, 8192, 8192, 8192, 1},
+    {"1024x2048 @ 2048x512", KILN_COMPLEX64, 1024, 2048, 512, 0},
+    {"1024x2048 @ 2048x512", KILN_COMPLEX128, 1024, 2048, 512, 0},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -48,10 +51,12 @@ static int repeats_for(const bench_case *c, int repeats) {
   return c->m >= 8192 ? (repeats + 3) / 4 : repeats;
 }
 
-/* Element i of host data of dtype d (float16, float32, float64) = v. */
+/* Element i of host data of dtype d = v (a complex one: v - v/2 i). */
 static void store_value(void *host, kiln_dtype d, int64_t i, double v) {
   if (d == KILN_FLOAT32) ((float *)host)[i] = (float)v;
   else if (d == KILN_FLOAT16) ((uint16_t *)host)[i] = kiln_float16_from_double(v);
+  else if (d == KILN_COMPLEX64) ((float *)host)[2 * i] = (float)v, ((float *)host)[2 * i + 1] = (float)(-v / 2);
+  else if (d == KILN_COMPLEX128) ((double *)host)[2 * i] = v, ((double *)host)[2 * i + 1] = -v / 2;
   else ((double *)host)[i] = v;
 }
 
@@ -63,7 +68,7 @@ static double time_kiln(kiln_context *ctx, const bench_case *c, int repeats) {
   kiln_device_info info;
   kiln_context_device_info(ctx, &info);
   if (c->gpu_only && info.type != KILN_DEVICE_GPU) return NAN;
-  if (c->dtype == KILN_FLOAT64 && !info.has_double) return NAN;
+  if ((c->dtype == KILN_FLOAT64 || c->dtype == KILN_COMPLEX128) && !info.has_double) return NAN;
   size_t item = kiln_dtype_size(c->dtype);
   int64_t as[2] = {c->m, c->k}, bs[2] = {c->k, c->n}, cs[2] = {c->m, c->n};
   void *host = malloc((size_t)(c->k * (c->m > c->n ? c->m : c->n)) * item);
@@ -199,11 +204,18 @@ static double time_cublas(const bench_case *c, int repeats) {
       const float one = 1, zero = 0;
       s = cu.Sgemm(cu.handle, 0, 0, n, m, k, &one, (const float *)(uintptr_t)b, n,
                    (const float *)(uintptr_t)a, k, &zero, (float *)(uintptr_t)d, n);
-    } else if (c->dtype == KILN_FLOAT16) {
-      /* CUDA_R_16F (2) operands, CUBLAS_COMPUTE_32F (68), default algorithm */
-      const float one = 1, zero = 0;
-      s = cu.GemmEx(cu.handle, 0, 0, n, m, k, &one, (const void *)(uintptr_t)b, 2, n,
-                    (const void *)(uintptr_t)a, 2, k, &zero, (void *)(uintptr_t)d, 2, n, 68, -1);
+    } else if (c->dtype == KILN_FLOAT16 || c->dtype == KILN_COMPLEX64 ||
+               c->dtype == KILN_COMPLEX128) {
+      /* as CuPy: CUDA_R_16F (2) computed in CUBLAS_COMPUTE_32F (68);
+       * CUDA_C_32F (4) in 32F; CUDA_C_64F (5) in 64F (70); default algorithm */
+      const float one[2] = {1, 0}, zero[2] = {0, 0};
+      const double one_d[2] = {1, 0}, zero_d[2] = {0, 0};
+      int t = c->dtype == KILN_FLOAT16 ? 2 : c->dtype == KILN_COMPLEX64 ? 4 : 5;
+      int wide = c->dtype == KILN_COMPLEX128;
+      s = cu.GemmEx(cu.handle, 0, 0, n, m, k, wide ? (const void *)one_d : one,
+                    (const void *)(uintptr_t)b, t, n, (const void *)(uintptr_t)a, t, k,
+                    wide ? (const void *)zero_d : zero, (void *)(uintptr_t)d, t, n,
+                    wide ? 70 : 68, -1);
     } else {
       const double one = 1, zero = 0;
       s = cu.Dgemm(cu.handle, 0, 0, n, m, k, &one, (const double *)(uintptr_t)b, n,

@@ -29,14 +29,18 @@ CASES = [
     ("8192^3", np.float64, 8192, 8192, 8192, True),
     ("1024x2048 @ 2048x512", np.float16, 1024, 2048, 512, False),
     ("8192^3", np.float16, 8192, 8192, 8192, True),
+    ("1024x2048 @ 2048x512", np.complex64, 1024, 2048, 512, False),
+    ("1024x2048 @ 2048x512", np.complex128, 1024, 2048, 512, False),
 ]
 
 
 def data(dtype, m, k, n):
     rng = np.random.default_rng(1)
-    a = (rng.random((m, k)) - 0.5).astype(dtype)
-    b = (rng.random((k, n)) - 0.5).astype(dtype)
-    return a, b
+    a = rng.random((m, k)) - 0.5
+    b = rng.random((k, n)) - 0.5
+    if np.dtype(dtype).kind == "c":  # as matmul_bench: v - v/2 i
+        a, b = a - 0.5j * a, b - 0.5j * b
+    return a.astype(dtype), b.astype(dtype)
 
 
 def cupy_times(repeats):

@@ -25,8 +25,13 @@ typedef struct host_array {
   int ndim;
   int64_t shape[KILN_MAX_DIMS];
   int64_t size;
-  double *v; /* C order */
+  double *v; /* C order, (real, imaginary) pairs: imaginary 0 for a real dtype */
 } host_array;
+
+/* The real dtype of a complex one's parts; dt itself otherwise. */
+static kiln_dtype part_dtype(kiln_dtype dt) {
+  return dt == KILN_COMPLEX64 ? KILN_FLOAT32 : dt == KILN_COMPLEX128 ? KILN_FLOAT64 : dt;
+}
 
 static void host_free(host_array *h) { free(h->v); }
 
@@ -36,9 +41,11 @@ static host_array host_of(const kiln_array *x) {
   memcpy(h.shape, kiln_array_shape(x), (size_t)h.ndim * sizeof(int64_t));
   kiln_dtype dt = kiln_array_dtype(x);
   void *raw = malloc((size_t)(h.size + 1) * kiln_dtype_size(dt));
-  h.v = malloc((size_t)(h.size + 1) * sizeof(double));
+  h.v = calloc((size_t)(h.size + 1) * 2, sizeof(double));
   CHECK_OK(kiln_array_to_host(x, raw, NULL));
-  for (int64_t i = 0; i < h.size; i++) h.v[i] = harness_get(raw, dt, i);
+  int parts = kiln_dtype_is_complex(dt) ? 2 : 1;
+  for (int64_t i = 0; i < h.size * parts; i++)
+    h.v[i * 2 / parts] = harness_get(raw, part_dtype(dt), i);
   free(raw);
   return h;
 }
@@ -63,7 +70,7 @@ static void reference(const host_array *a, const host_array *b, host_array *out,
   if (and >= 2) out->shape[out->ndim++] = m;
   if (bnd >= 2) out->shape[out->ndim++] = n;
   out->size = batch * m * n;
-  out->v = calloc((size_t)out->size + 1, sizeof(double));
+  out->v = calloc(((size_t)out->size + 1) * 2, sizeof(double));
   *bound = calloc((size_t)out->size + 1, sizeof(double));
   for (int64_t q = 0; q < batch; q++) {
     /* batch index -> offsets of a and b (broadcast dims repeat) */
@@ -83,13 +90,15 @@ static void reference(const host_array *a, const host_array *b, host_array *out,
     }
     for (int64_t i = 0; i < m; i++)
       for (int64_t j = 0; j < n; j++) {
-        double s = 0, t = 0;
+        double s = 0, si = 0, t = 0;
         for (int64_t p = 0; p < k; p++) {
-          double x = a->v[aoff + i * k + p] * b->v[boff + p * n + j];
-          s += x;
-          t += fabs(x);
+          const double *x = &a->v[2 * (aoff + i * k + p)], *y = &b->v[2 * (boff + p * n + j)];
+          s += x[0] * y[0] - x[1] * y[1];
+          si += x[0] * y[1] + x[1] * y[0];
+          t += hypot(x[0], x[1]) * hypot(y[0], y[1]);
         }
-        out->v[(q * m + i) * n + j] = s;
+        out->v[2 * ((q * m + i) * n + j)] = s;
+        out->v[2 * ((q * m + i) * n + j) + 1] = si;
         (*bound)[(q * m + i) * n + j] = t;
       }
   }
@@ -106,17 +115,21 @@ static kiln_array *random_array(kiln_context *ctx, kiln_dtype dt, int ndim,
   int64_t size = 1;
   for (int i = 0; i < ndim; i++) size *= shape[i];
   void *data = malloc((size_t)(size + 1) * kiln_dtype_size(dt));
-  harness_fill_random(data, dt, size, -1, 1);
+  /* a complex array: its parts, each uniform in [-1, 1) */
+  harness_fill_random(data, part_dtype(dt), kiln_dtype_is_complex(dt) ? 2 * size : size, -1, 1);
   kiln_array *x = NULL;
   CHECK_OK(kiln_array_from_host(ctx, dt, ndim, shape, NULL, data, &x));
   free(data);
   return x;
 }
 
-/* How far a result of dtype dt summing k products may be from the exact
- * ref whose terms' magnitudes sum to bound. */
+/* How far a result (one part of it) of dtype dt summing k products may be
+ * from the exact ref whose terms' magnitudes sum to bound. A complex part
+ * sums 2k real products, each at most |a| |b|. */
 static double tolerance(kiln_dtype dt, int64_t k, double bound, double ref) {
-  double u = dt == KILN_FLOAT64 ? ldexp(1, -52) : ldexp(1, -24);
+  if (kiln_dtype_is_complex(dt)) k *= 2;
+  kiln_dtype part = part_dtype(dt);
+  double u = part == KILN_FLOAT64 ? ldexp(1, -52) : ldexp(1, -24);
   double tol = (double)(k + 2) * u * bound + 4 * u;
   if (dt == KILN_FLOAT16) tol += ldexp(1, -11) * (fabs(ref) + tol) + ldexp(1, -25);
   return tol;
@@ -135,11 +148,12 @@ static void check_result(const char *label, const kiln_array *a, const kiln_arra
     CHECK_MSG(got.shape[i] == ref.shape[i], "%s: dim %d is %lld, expected %lld", label, i,
               (long long)got.shape[i], (long long)ref.shape[i]);
   int bad = 0;
-  for (int64_t i = 0; i < ref.size && i < got.size && bad < 5; i++) {
-    double tol = tolerance(dt, k, bound[i], ref.v[i]);
+  for (int64_t i = 0; i < 2 * ref.size && i < 2 * got.size && bad < 5; i++) {
+    double tol = tolerance(dt, k, bound[i / 2], ref.v[i]);
     if (!(fabs(got.v[i] - ref.v[i]) <= tol)) {
-      harness_fail(__FILE__, __LINE__, "%s: element %lld is %.17g, expected %.17g (tol %.3g)",
-                   label, (long long)i, got.v[i], ref.v[i], tol);
+      harness_fail(__FILE__, __LINE__, "%s: element %lld %s part is %.17g, expected %.17g "
+                   "(tol %.3g)", label, (long long)(i / 2), i % 2 ? "imaginary" : "real",
+                   got.v[i], ref.v[i], tol);
       bad++;
     }
   }
@@ -158,12 +172,14 @@ static void matmul_case(const char *label, const kiln_array *a, const kiln_array
   kiln_array_release(c);
 }
 
-static const kiln_dtype dtypes[3] = {KILN_FLOAT32, KILN_FLOAT64, KILN_FLOAT16};
+static const kiln_dtype dtypes[5] = {KILN_FLOAT32, KILN_FLOAT64, KILN_FLOAT16, KILN_COMPLEX64,
+                                     KILN_COMPLEX128};
 
 /* for each dtype the device has */
-#define FOR_DTYPES(ctx, dt)                                                  \
-  for (int di_ = 0; di_ < 3; di_++)                                          \
-    for (kiln_dtype dt = dtypes[di_]; dt != KILN_DTYPE_COUNT && (dt != KILN_FLOAT64 || has_double(ctx)); \
+#define FOR_DTYPES(ctx, dt)                                                       \
+  for (int di_ = 0; di_ < 5; di_++)                                               \
+    for (kiln_dtype dt = dtypes[di_];                                             \
+         dt != KILN_DTYPE_COUNT && (part_dtype(dt) != KILN_FLOAT64 || has_double(ctx)); \
          dt = KILN_DTYPE_COUNT)
 
 static void test_sizes(kiln_context *ctx) {
@@ -368,15 +384,24 @@ static void test_out(kiln_context *ctx) {
 }
 
 static void test_mixed_and_stream(kiln_context *ctx) {
-  /* float16 promotes to the other operand's float dtype, as in NumPy */
-  {
+  /* promotion as NumPy's */
+  static const kiln_dtype mixed[][3] = {{KILN_FLOAT16, KILN_FLOAT32, KILN_FLOAT32},
+                                        {KILN_FLOAT32, KILN_COMPLEX64, KILN_COMPLEX64},
+                                        {KILN_COMPLEX64, KILN_FLOAT16, KILN_COMPLEX64},
+                                        {KILN_COMPLEX64, KILN_FLOAT64, KILN_COMPLEX128}};
+  for (size_t i = 0; i < sizeof mixed / sizeof mixed[0]; i++) {
+    if (part_dtype(mixed[i][2]) == KILN_FLOAT64 && !has_double(ctx)) continue;
     int64_t hs[2] = {21, 37}, fs[2] = {37, 9};
-    kiln_array *h = random_array(ctx, KILN_FLOAT16, 2, hs);
-    kiln_array *f = random_array(ctx, KILN_FLOAT32, 2, fs), *c = NULL;
+    kiln_array *h = random_array(ctx, mixed[i][0], 2, hs);
+    kiln_array *f = random_array(ctx, mixed[i][1], 2, fs), *c = NULL;
     CHECK_OK(kiln_matmul(h, f, NULL, NULL, &c));
     if (c) {
-      CHECK(kiln_array_dtype(c) == KILN_FLOAT32);
-      check_result("float16 @ float32", h, f, c);
+      char label[64];
+      snprintf(label, sizeof label, "%s @ %s", kiln_dtype_name(mixed[i][0]),
+               kiln_dtype_name(mixed[i][1]));
+      CHECK_MSG(kiln_array_dtype(c) == mixed[i][2], "%s gave %s", label,
+                kiln_dtype_name(kiln_array_dtype(c)));
+      check_result(label, h, f, c);
     }
     kiln_array_release(c);
     kiln_array_release(h);
@@ -434,12 +459,16 @@ static void test_dot_vdot(kiln_context *ctx) {
     if (c) {
       CHECK(kiln_array_ndim(c) == 0);
       host_array hm = host_of(m), hq = host_of(qt), hc = host_of(c);
-      double s = 0, bound = 0;
+      /* numpy.vdot: the first operand conjugated */
+      double s = 0, si = 0, bound = 0;
       for (int64_t i = 0; i < hm.size; i++) {
-        s += hm.v[i] * hq.v[i];
-        bound += fabs(hm.v[i] * hq.v[i]);
+        const double *x = &hm.v[2 * i], *y = &hq.v[2 * i];
+        s += x[0] * y[0] + x[1] * y[1];
+        si += x[0] * y[1] - x[1] * y[0];
+        bound += hypot(x[0], x[1]) * hypot(y[0], y[1]);
       }
       CHECK_CLOSE(hc.v[0], s, 0, tolerance(dt, hm.size, bound, s));
+      CHECK_CLOSE(hc.v[1], si, 0, tolerance(dt, hm.size, bound, si));
       host_free(&hm);
       host_free(&hq);
       host_free(&hc);

@@ -118,28 +118,37 @@ static kiln_status cuda_blas_set_stream(void *handle, gpu_stream stream) {
   return cublas_check(cublas.cublasSetStream_v2(handle, (CUstream)stream), "cublasSetStream");
 }
 
-/* float16 through cublasGemmEx with CUBLAS_COMPUTE_32F, as CuPy's float16
- * matmul: alpha and beta in the compute type. */
+/* float16 (CUDA_R_16F, computed in float32, as CuPy's float16 matmul) and
+ * complex64/128 (CUDA_C_32F/64F) through cublasGemmEx: alpha and beta in
+ * the compute type, a complex one as its two parts. */
 static kiln_status cuda_blas_gemm_ex(void *handle, const gpu_blas_product *p) {
-  if (p->dtype != KILN_FLOAT16)
+  int type, compute;
+  const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+  const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+  const void *one = one_f, *zero = zero_f;
+  switch (p->dtype) {
+  case KILN_FLOAT16: type = KILN_CUDA_R_16F, compute = KILN_CUBLAS_COMPUTE_32F; break;
+  case KILN_COMPLEX64: type = KILN_CUDA_C_32F, compute = KILN_CUBLAS_COMPUTE_32F; break;
+  case KILN_COMPLEX128:
+    type = KILN_CUDA_C_64F, compute = KILN_CUBLAS_COMPUTE_64F;
+    one = one_d, zero = zero_d;
+    break;
+  default:
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "cuda: no cuBLAS product for %s",
                           kiln_dtype_name(p->dtype));
+  }
   if (!cublas.cublasGemmEx || !cublas.cublasGemmStridedBatchedEx)
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "cuda: %s lacks cublasGemmEx",
                           cublas_outcome.opened);
-  const float one = 1.0f, zero = 0.0f;
-  const int t = KILN_CUDA_R_16F;
   if (p->batch == 1)
-    return cublas_check(cublas.cublasGemmEx(handle, p->transa, p->transb, p->m, p->n, p->k, &one,
-                                            p->a, t, p->lda, p->b, t, p->ldb, &zero, p->c, t,
-                                            p->ldc, KILN_CUBLAS_COMPUTE_32F,
-                                            KILN_CUBLAS_GEMM_DEFAULT),
+    return cublas_check(cublas.cublasGemmEx(handle, p->transa, p->transb, p->m, p->n, p->k, one,
+                                            p->a, type, p->lda, p->b, type, p->ldb, zero, p->c,
+                                            type, p->ldc, compute, KILN_CUBLAS_GEMM_DEFAULT),
                         "cublasGemmEx");
   return cublas_check(cublas.cublasGemmStridedBatchedEx(
-                          handle, p->transa, p->transb, p->m, p->n, p->k, &one, p->a, t, p->lda,
-                          p->stride_a, p->b, t, p->ldb, p->stride_b, &zero, p->c, t, p->ldc,
-                          p->stride_c, p->batch, KILN_CUBLAS_COMPUTE_32F,
-                          KILN_CUBLAS_GEMM_DEFAULT),
+                          handle, p->transa, p->transb, p->m, p->n, p->k, one, p->a, type,
+                          p->lda, p->stride_a, p->b, type, p->ldb, p->stride_b, zero, p->c, type,
+                          p->ldc, p->stride_c, p->batch, compute, KILN_CUBLAS_GEMM_DEFAULT),
                       "cublasGemmStridedBatchedEx");
 }
 

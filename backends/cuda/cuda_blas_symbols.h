@@ -17,8 +17,11 @@ typedef int libraryPropertyType;
 #define KILN_CUBLAS_MAJOR_VERSION 0
 #define KILN_CUBLAS_MINOR_VERSION 1
 #define KILN_CUBLAS_PATCH_LEVEL 2
-#define KILN_CUDA_R_16F 2         /* cudaDataType, library_types.h */
+#define KILN_CUDA_R_16F 2 /* cudaDataType, library_types.h */
+#define KILN_CUDA_C_32F 4
+#define KILN_CUDA_C_64F 5
 #define KILN_CUBLAS_COMPUTE_32F 68 /* cublasComputeType_t */
+#define KILN_CUBLAS_COMPUTE_64F 70
 #define KILN_CUBLAS_GEMM_DEFAULT (-1)
 
 /* The products, declared with the parameter types of backends/gpu's
@@ -41,7 +44,7 @@ typedef int libraryPropertyType;
   X(int, cublasSgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(float)) \
   X(int, cublasDgemmStridedBatched, KILN_CUBLAS_GEMM_BATCHED_PARAMS(double))
 
-/* The mixed-precision products (float16 stored, float32 computed): the
+/* The typed products (float16 stored and float32 computed, complex): the
  * data and compute types are enums, the algorithm an enum. */
 #define KILN_CUBLAS_GEMM_EX_PARAMS                                                     \
   (void *handle, int transa, int transb, int m, int n, int k, const void *alpha,       \

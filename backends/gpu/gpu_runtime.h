@@ -135,9 +135,10 @@ typedef struct gpu_blas {
   /* The vendor's status as a kiln status naming `call`; KILN_OK for 0. */
   kiln_status (*check)(int status, const char *call);
   /* A product of a dtype gemm_f32/f64 do not cover: float16 stored,
-   * computed in float32 and rounded once (as CuPy's float16 matmul).
-   * UNIMPLEMENTED for another dtype or when the library lacks the entry
-   * points; the caller then takes the portable kernel. */
+   * computed in float32 and rounded once (as CuPy's float16 matmul);
+   * complex64 and complex128. UNIMPLEMENTED for another dtype or when the
+   * library lacks the entry points; the caller then takes the portable
+   * kernel. */
   kiln_status (*gemm_ex)(void *handle, const gpu_blas_product *product);
 } gpu_blas;
 

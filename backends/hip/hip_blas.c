@@ -115,28 +115,40 @@ static kiln_status hip_blas_set_stream(void *handle, gpu_stream stream) {
                        "rocblas_set_stream");
 }
 
-/* float16 through rocblas_gemm_ex with a float32 compute type: alpha and
- * beta in the compute type; D is C. */
+/* float16 (f16_r, computed in f32_r) and complex64/128 (f32_c/f64_c)
+ * through rocblas_gemm_ex: alpha and beta in the compute type, a complex
+ * one as its two parts; D is C. */
 static kiln_status hip_blas_gemm_ex(void *handle, const gpu_blas_product *p) {
-  if (p->dtype != KILN_FLOAT16)
+  int type, compute;
+  const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+  const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+  const void *one = one_f, *zero = zero_f;
+  switch (p->dtype) {
+  case KILN_FLOAT16: type = KILN_ROCBLAS_DATATYPE_F16_R, compute = KILN_ROCBLAS_DATATYPE_F32_R; break;
+  case KILN_COMPLEX64: type = compute = KILN_ROCBLAS_DATATYPE_F32_C; break;
+  case KILN_COMPLEX128:
+    type = compute = KILN_ROCBLAS_DATATYPE_F64_C;
+    one = one_d, zero = zero_d;
+    break;
+  default:
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "hip: no rocBLAS product for %s",
                           kiln_dtype_name(p->dtype));
+  }
   if (!rocblas.rocblas_gemm_ex || !rocblas.rocblas_gemm_strided_batched_ex)
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "hip: %s lacks rocblas_gemm_ex",
                           rocblas_outcome.opened);
-  const float one = 1.0f, zero = 0.0f;
-  const int t = KILN_ROCBLAS_DATATYPE_F16_R, f32 = KILN_ROCBLAS_DATATYPE_F32_R;
   const int algo = KILN_ROCBLAS_GEMM_ALGO_STANDARD;
   if (p->batch == 1)
     return rocblas_check(rocblas.rocblas_gemm_ex(handle, p->transa, p->transb, p->m, p->n, p->k,
-                                                 &one, p->a, t, p->lda, p->b, t, p->ldb, &zero,
-                                                 p->c, t, p->ldc, p->c, t, p->ldc, f32, algo, 0,
-                                                 0),
+                                                 one, p->a, type, p->lda, p->b, type, p->ldb,
+                                                 zero, p->c, type, p->ldc, p->c, type, p->ldc,
+                                                 compute, algo, 0, 0),
                          "rocblas_gemm_ex");
   return rocblas_check(rocblas.rocblas_gemm_strided_batched_ex(
-                           handle, p->transa, p->transb, p->m, p->n, p->k, &one, p->a, t, p->lda,
-                           p->stride_a, p->b, t, p->ldb, p->stride_b, &zero, p->c, t, p->ldc,
-                           p->stride_c, p->c, t, p->ldc, p->stride_c, p->batch, f32, algo, 0, 0),
+                           handle, p->transa, p->transb, p->m, p->n, p->k, one, p->a, type,
+                           p->lda, p->stride_a, p->b, type, p->ldb, p->stride_b, zero, p->c, type,
+                           p->ldc, p->stride_c, p->c, type, p->ldc, p->stride_c, p->batch,
+                           compute, algo, 0, 0),
                        "rocblas_gemm_strided_batched_ex");
 }
 

@@ -18,6 +18,8 @@ typedef int64_t rocblas_stride;
 #define KILN_ROCBLAS_OPERATION_TRANSPOSE 112
 #define KILN_ROCBLAS_DATATYPE_F16_R 150 /* rocblas_datatype */
 #define KILN_ROCBLAS_DATATYPE_F32_R 151
+#define KILN_ROCBLAS_DATATYPE_F32_C 154
+#define KILN_ROCBLAS_DATATYPE_F64_C 155
 #define KILN_ROCBLAS_GEMM_ALGO_STANDARD 0
 
 /* The products, declared with the parameter types of backends/gpu's
@@ -41,7 +43,7 @@ typedef int64_t rocblas_stride;
   X(int, rocblas_sgemm_strided_batched, KILN_ROCBLAS_GEMM_BATCHED_PARAMS(float)) \
   X(int, rocblas_dgemm_strided_batched, KILN_ROCBLAS_GEMM_BATCHED_PARAMS(double))
 
-/* The mixed-precision products (float16 stored, float32 computed): D =
+/* The typed products (float16 stored and float32 computed, complex): D =
  * alpha op(A) op(B) + beta C, with D given as C for an in-place result. */
 #define KILN_ROCBLAS_GEMM_EX_PARAMS                                                    \
   (void *handle, int transA, int transB, int m, int n, int k, const void *alpha,       \

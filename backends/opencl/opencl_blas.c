@@ -130,6 +130,26 @@ kiln_status kiln_opencl_gemm(kiln_backend_device *device, kiln_backend_stream *s
                                                     b, bo, ldb, sb, 0.0, c, co, ldc, sc, batch,
                                                     &queue, NULL);
     break;
+  case KILN_COMPLEX64: {
+    const kiln_cl_float2 one = {{1.0f, 0.0f}}, zero = {{0.0f, 0.0f}};
+    call = single ? "CLBlastCgemm" : "CLBlastCgemmStridedBatched";
+    s = single ? clblast.CLBlastCgemm(row, ta, tb, m, n, k, one, a, ao, lda, b, bo, ldb, zero, c,
+                                      co, ldc, &queue, NULL)
+               : clblast.CLBlastCgemmStridedBatched(row, ta, tb, m, n, k, one, a, ao, lda, sa,
+                                                    b, bo, ldb, sb, zero, c, co, ldc, sc, batch,
+                                                    &queue, NULL);
+    break;
+  }
+  case KILN_COMPLEX128: {
+    const kiln_cl_double2 one = {{1.0, 0.0}}, zero = {{0.0, 0.0}};
+    call = single ? "CLBlastZgemm" : "CLBlastZgemmStridedBatched";
+    s = single ? clblast.CLBlastZgemm(row, ta, tb, m, n, k, one, a, ao, lda, b, bo, ldb, zero, c,
+                                      co, ldc, &queue, NULL)
+               : clblast.CLBlastZgemmStridedBatched(row, ta, tb, m, n, k, one, a, ao, lda, sa,
+                                                    b, bo, ldb, sb, zero, c, co, ldc, sc, batch,
+                                                    &queue, NULL);
+    break;
+  }
   case KILN_FLOAT16:
     /* CLBlastHgemm computes in float16 (and needs cl_khr_fp16): its sums
      * would lose what cuBLAS's float32 compute keeps. core then takes the

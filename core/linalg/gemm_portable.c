@@ -18,6 +18,10 @@ extern const char kiln_builtin_gemm[];
 #define GEMM_MAX_GROUPS_Z_CPU 256
 
 #define REAL_MAC "return c + a * b;"
+/* (c.real + a.real b.real - a.imag b.imag, c.imag + a.real b.imag + a.imag b.real) */
+#define COMPLEX_MAC                                                  \
+  "c.real += a.real * b.real - a.imag * b.imag; "                   \
+  "c.imag += a.real * b.imag + a.imag * b.real; return c;"
 
 static const linalg_type types[] = {
     {KILN_FLOAT32, "float", "float", "", "", "(float)0", REAL_MAC, "kiln_gemm_float32"},
@@ -25,6 +29,10 @@ static const linalg_type types[] = {
     /* float32 compute, one rounding when C is stored */
     {KILN_FLOAT16, "kiln_half", "float", "kiln_half_to_float", "kiln_float_to_half", "0.0f",
      REAL_MAC, "kiln_gemm_float16"},
+    {KILN_COMPLEX64, "kiln_complex64", "kiln_complex64", "", "",
+     "kiln_complex64_make(0.0f, 0.0f)", COMPLEX_MAC, "kiln_gemm_complex64"},
+    {KILN_COMPLEX128, "kiln_complex128", "kiln_complex128", "", "",
+     "kiln_complex128_make(0.0, 0.0)", COMPLEX_MAC, "kiln_gemm_complex128"},
 };
 
 const linalg_type *kiln_linalg_type(kiln_dtype dtype) {

@@ -11,6 +11,7 @@
 #include "core/linalg/linalg_internal.h"
 #include "core/runtime/log.h"
 #include "kiln/linalg.h"
+#include "kiln/ufunc.h"
 
 /* ---- KILN_BLAS ------------------------------------------------------------ */
 
@@ -252,10 +253,13 @@ static void matmul_clear(matmul_state *st) {
   kiln_array_release(st->result);
 }
 
-/* NumPy's promotion of two float dtypes: the one the other casts to
- * safely (float16 @ float32 is float32). */
+/* NumPy's promotion of two float or complex dtypes: the one the other
+ * casts to safely (float16 @ float32 is float32), else complex128
+ * (complex64 @ float64). */
 static kiln_dtype result_dtype(kiln_dtype a, kiln_dtype b) {
-  return kiln_dtype_can_cast_safely(a, b) ? b : a;
+  if (kiln_dtype_can_cast_safely(a, b)) return b;
+  if (kiln_dtype_can_cast_safely(b, a)) return a;
+  return KILN_COMPLEX128;
 }
 
 static kiln_status matmul_checks(const char *what, const kiln_array *a, const kiln_array *b,
@@ -270,12 +274,12 @@ static kiln_status matmul_checks(const char *what, const kiln_array *a, const ki
   for (int i = 0; i < 2; i++) {
     if (!kiln_linalg_type(x[i]->dtype))
       return shape_error(what, a, b, "operand %c has dtype %s; matrix products take float16, "
-                         "float32 or float64", i ? 'b' : 'a', kiln_dtype_name(x[i]->dtype));
+                         "float32, float64, complex64 or complex128", i ? 'b' : 'a', kiln_dtype_name(x[i]->dtype));
   }
   *dtype = result_dtype(a->dtype, b->dtype);
-  if (*dtype == KILN_FLOAT64 && !a->buffer->ctx->info.has_double)
-    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "%s: float64 on %s, which has no float64",
-                          what, a->buffer->ctx->info.name);
+  if ((*dtype == KILN_FLOAT64 || *dtype == KILN_COMPLEX128) && !a->buffer->ctx->info.has_double)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "%s: %s on %s, which has no float64", what,
+                          kiln_dtype_name(*dtype), a->buffer->ctx->info.name);
   for (int i = 0; i < 2; i++)
     if (x[i]->ndim < 1)
       return shape_error(what, a, b, "operand %c is 0-d; matmul needs at least 1 dim",
@@ -460,6 +464,23 @@ kiln_status kiln_dot(const kiln_array *a, const kiln_array *b, kiln_array *out,
   return matmul_impl("dot", a, b, out, stream, result);
 }
 
+/* *x replaced by its complex conjugate (a new array), as numpy.vdot takes
+ * its first operand. */
+static kiln_status conjugate_in_place_of(kiln_array **x, kiln_stream *stream) {
+  kiln_ufunc *conjugate = NULL;
+  kiln_array *conj = NULL;
+  kiln_status status = kiln_ufunc_builtin((*x)->buffer->ctx, "conjugate", &conjugate);
+  if (status == KILN_OK) {
+    kiln_operand in = kiln_operand_array(*x), out = kiln_operand_new(&conj);
+    status = kiln_ufunc_call(conjugate, 1, &in, 1, &out, stream);
+  }
+  kiln_ufunc_release(conjugate);
+  if (status != KILN_OK) return status;
+  kiln_array_release(*x);
+  *x = conj;
+  return KILN_OK;
+}
+
 /* A 1-D view of every element of x in C order; a copy when x is not
  * contiguous. */
 static kiln_status flat(const kiln_array *x, kiln_stream *stream, kiln_array **out) {
@@ -484,6 +505,8 @@ kiln_status kiln_vdot(const kiln_array *a, const kiln_array *b, kiln_stream *str
                        (long long)b->size);
   kiln_array *fa = NULL, *fb = NULL, *r = NULL;
   kiln_status status = flat(a, stream, &fa);
+  if (status == KILN_OK && kiln_dtype_is_complex(a->dtype))
+    status = conjugate_in_place_of(&fa, stream);
   if (status == KILN_OK) status = flat(b, stream, &fb);
   if (status == KILN_OK) status = kiln_array_alloc(a->buffer->ctx, dtype, 0, NULL, &r);
   if (status == KILN_OK) status = matmul_impl("vdot", fa, fb, r, stream, NULL);

@@ -13,8 +13,9 @@
  * a missing vendor BLAS an error instead of a fallback (read once per
  * process); kiln_linalg_describe says which path a context takes and why.
  *
- * dtypes: float16, float32 and float64; mixed operands are promoted as
- * NumPy (float16 @ float32 is float32); float16 is computed in float32 and
+ * dtypes: float16, float32, float64, complex64, complex128; mixed operands
+ * are promoted as NumPy (float16 @ float32 is float32, complex64 @ float64
+ * complex128); float16 is computed in float32 and
  * rounded once per element, as NumPy and cuBLAS's float32 compute type. Work is queued on `stream` (NULL: the context's default stream),
  * like any kernel launch: the call returns before the product is done. */
 #ifndef KILN_LINALG_H
@@ -36,9 +37,9 @@ extern "C" {
  * be NULL when out is given. On failure *result is NULL.
  * Errors: INVALID_ARGUMENT for NULL a/b, arrays of different contexts, a
  * 0-d operand, inner dims that differ or batch dims that do not broadcast
- * (the message names both shapes), a dtype other than float16/32/64, an
+ * (the message names both shapes), a dtype other than float16/32/64 or complex64/128, an
  * out of the wrong shape or dtype, a bad KILN_BLAS; UNIMPLEMENTED for
- * float64 on a device without it; UNAVAILABLE when KILN_BLAS=vendor and
+ * float64 or complex128 on a device without float64; UNAVAILABLE when KILN_BLAS=vendor and
  * the backend has no usable vendor BLAS; device errors as for launches. */
 KILN_API kiln_status kiln_matmul(const kiln_array *a, const kiln_array *b, kiln_array *out,
                                  kiln_stream *stream, kiln_array **result);
@@ -52,8 +53,8 @@ KILN_API kiln_status kiln_matmul(const kiln_array *a, const kiln_array *b, kiln_
 KILN_API kiln_status kiln_dot(const kiln_array *a, const kiln_array *b, kiln_array *out,
                               kiln_stream *stream, kiln_array **result);
 
-/* numpy.vdot(a, b) for real dtypes: both flattened (C order), the sum of
- * their products, as a new 0-d array in *result (of the promoted dtype,
+/* numpy.vdot(a, b): both flattened (C order), the sum of their products
+ * with a complex a conjugated, as a new 0-d array in *result (of the promoted dtype,
  * as kiln_matmul's). The arrays must have the same number of elements
  * (any shapes); an empty pair gives 0.
  * Errors: as kiln_matmul; INVALID_ARGUMENT when the sizes differ. */
