@@ -36,6 +36,12 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
       for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t qt%d", d);
     kiln_strbuf_append(b, ", int64_t qr");
   }
+  /* A chunk is staged in local memory so that loads and stores coalesce:
+   * 4128 accumulators, too many for CUDA's 48 KiB of static local memory
+   * at 16 bytes (complex128). Those read and write global memory directly
+   * instead ("direct"): the same operations in the same order, only the
+   * memory traffic differs. */
+  int direct = kiln_dtype_size(spec->acc) > 8 && !compact;
   kiln_strbuf_appendf(b,
                       ") {\n"
                       "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
@@ -46,8 +52,8 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                       "    int64_t o = pair %% M, c = pair / M;\n"
                       "    int64_t k0 = c * %d, len = K - k0 < %d ? K - k0 : %d;\n"
                       "    int64_t bp = op, bx = 0, bq = 0;\n",
-                      acc, KILN_RT_LANES * ROW, acc, KILN_RT_LANES, KILN_RT_CHUNK, KILN_RT_CHUNK,
-                      KILN_RT_CHUNK);
+                      acc, direct ? 1 : KILN_RT_LANES * ROW, acc, KILN_RT_LANES, KILN_RT_CHUNK,
+                      KILN_RT_CHUNK, KILN_RT_CHUNK);
   const char *offs[3] = {"bp", "bx", "bq"}, *strides[3] = {"pt", "xt", "qt"};
   int n = 1;
   if (apply && compact) n = 2;
@@ -65,21 +71,43 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
     snprintf(load, sizeof load, "(%s)(%s != 0)", acc, element);
   else
     kiln_ew_cast_expression(spec->inputs[0], spec->acc, element, load, sizeof load);
-  kiln_strbuf_appendf(
-      b,
-      "    for (int64_t j = lane; j < len; j += kiln_local_size(0))\n"
-      "      buf[(j / %d) * %d + j %% %d] = %s;\n"
-      "    kiln_barrier();\n"
-      "    int64_t ns = lane < %d ? len - lane * %d : 0, at = lane * %d;\n"
-      "    ns = ns < 0 ? 0 : ns > %d ? %d : ns;\n"
-      "    if (ns > 0) {\n"
-      "      %s t = buf[at];\n"
-      "      for (int64_t i = 1; i < ns; i++) t = kiln_rt_combine(t, buf[at + i]);\n"
-      "      seg[lane] = t;\n"
-      "    }\n"
-      "    kiln_barrier();\n",
-      KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, load, KILN_RT_LANES, KILN_SCAN_SEGMENT, ROW,
-      KILN_SCAN_SEGMENT, KILN_SCAN_SEGMENT, acc);
+  /* element i of this lane's segment: staged, or loaded */
+  char get[512];
+  if (direct) {
+    kiln_strbuf_appendf(b,
+                        "    int64_t ns = lane < %d ? len - lane * %d : 0;\n"
+                        "    ns = ns < 0 ? 0 : ns > %d ? %d : ns;\n"
+                        "    if (ns > 0) {\n"
+                        "      int64_t j = lane * %d;\n"
+                        "      %s t = %s;\n"
+                        "      for (int64_t i = 1; i < ns; i++) {\n"
+                        "        j = lane * %d + i;\n"
+                        "        t = kiln_rt_combine(t, %s);\n"
+                        "      }\n"
+                        "      seg[lane] = t;\n"
+                        "    }\n"
+                        "    kiln_barrier();\n",
+                        KILN_RT_LANES, KILN_SCAN_SEGMENT, KILN_SCAN_SEGMENT, KILN_SCAN_SEGMENT,
+                        KILN_SCAN_SEGMENT, acc, load, KILN_SCAN_SEGMENT, load);
+    snprintf(get, sizeof get, "%s", load);
+  } else {
+    kiln_strbuf_appendf(
+        b,
+        "    for (int64_t j = lane; j < len; j += kiln_local_size(0))\n"
+        "      buf[(j / %d) * %d + j %% %d] = %s;\n"
+        "    kiln_barrier();\n"
+        "    int64_t ns = lane < %d ? len - lane * %d : 0, at = lane * %d;\n"
+        "    ns = ns < 0 ? 0 : ns > %d ? %d : ns;\n"
+        "    if (ns > 0) {\n"
+        "      %s t = buf[at];\n"
+        "      for (int64_t i = 1; i < ns; i++) t = kiln_rt_combine(t, buf[at + i]);\n"
+        "      seg[lane] = t;\n"
+        "    }\n"
+        "    kiln_barrier();\n",
+        KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT, load, KILN_RT_LANES, KILN_SCAN_SEGMENT, ROW,
+        KILN_SCAN_SEGMENT, KILN_SCAN_SEGMENT, acc);
+    snprintf(get, sizeof get, "buf[at + i]");
+  }
   if (totals) {
     kiln_strbuf_appendf(
         b,
@@ -102,43 +130,53 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                         "        has = 1;\n"
                         "      }\n"
                         "      for (int64_t i = 0; i < ns; i++) {\n"
-                        "        %s v = buf[at + i];\n",
-                        acc, zero, zero, acc);
+                        "        int64_t j = lane * %d + i;\n"
+                        "        %s v = %s;\n",
+                        acc, zero, zero, KILN_SCAN_SEGMENT, acc, get);
+    /* the value of element j: into the stage, or straight to q */
+    char value[1024], store[1100];
+    kiln_rt_store_expression(spec, value, sizeof value);
+    kiln_ew_store_expression(spec->out, value, store, sizeof store);
+    kiln_strbuf_appendf(b, "        %s kiln_y;\n", acc);
     if (exclusive && kiln_dtype_is_complex(spec->acc)) /* a complex identity is a value */
       kiln_strbuf_appendf(b,
-                          "        buf[at + i] = any ? (has ? kiln_rt_combine(base, run) : run)\n"
+                          "        kiln_y = any ? (has ? kiln_rt_combine(base, run) : run)\n"
                           "                          : (has ? base : %s);\n"
                           "        run = any ? kiln_rt_combine(run, v) : v;\n",
                           identity ? identity : zero);
     else if (exclusive)
       kiln_strbuf_appendf(b,
-                          "        buf[at + i] = any ? (has ? kiln_rt_combine(base, run) : run)\n"
+                          "        kiln_y = any ? (has ? kiln_rt_combine(base, run) : run)\n"
                           "                          : (has ? base : (%s)(%s));\n"
                           "        run = any ? kiln_rt_combine(run, v) : v;\n",
                           acc, identity ? identity : "0");
     else
       kiln_strbuf_append(b,
                          "        run = any ? kiln_rt_combine(run, v) : v;\n"
-                         "        buf[at + i] = has ? kiln_rt_combine(base, run) : run;\n");
+                         "        kiln_y = has ? kiln_rt_combine(base, run) : run;\n");
+    if (direct)
+      kiln_strbuf_appendf(b, "        { %s a = kiln_y; q[bq + (k0 + j) * qr] = %s; }\n", acc, store);
+    else
+      kiln_strbuf_append(b, "        buf[at + i] = kiln_y;\n");
     kiln_strbuf_append(b,
                        "        any = 1;\n"
                        "      }\n"
                        "    }\n"
                        "    kiln_barrier();\n");
-    kiln_strbuf_appendf(b,
-                        "    for (int64_t j = lane; j < len; j += kiln_local_size(0)) {\n"
-                        "      %s a = buf[(j / %d) * %d + j %% %d];\n",
-                        acc, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT);
-    if (compact) {
+    if (!direct)
+      kiln_strbuf_appendf(b,
+                          "    for (int64_t j = lane; j < len; j += kiln_local_size(0)) {\n"
+                          "      %s a = buf[(j / %d) * %d + j %% %d];\n",
+                          acc, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT);
+    if (direct) {
+      /* written above */
+    } else if (compact) {
       kiln_strbuf_appendf(
           b, "      if (%s != 0) q[oq + a * qr] = x[bx + (k0 + j) * xr];\n", element);
     } else {
-      char value[1024], store[1100];
-      kiln_rt_store_expression(spec, value, sizeof value);
-      kiln_ew_store_expression(spec->out, value, store, sizeof store);
       kiln_strbuf_appendf(b, "      q[bq + (k0 + j) * qr] = %s;\n", store);
     }
-    kiln_strbuf_append(b, "    }\n");
+    if (!direct) kiln_strbuf_append(b, "    }\n");
   }
   kiln_strbuf_append(b,
                      "    kiln_barrier();\n"
