@@ -24,6 +24,12 @@ if [ "$sanitize" = ON ]; then type=Debug; compiler=${CC:-clang}; fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=$type -DKILN_WERROR=ON \
       -DCMAKE_C_COMPILER="$compiler" -DKILN_SANITIZE=$sanitize \
       -DKILN_FAULT_INJECTION=$sanitize >/dev/null
-cmake --build "$build" -j"$(nproc)" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^-- ' || true
+# (grep filters the progress lines; the build's own status decides: a test
+# program that does not compile must fail here, not show up as "Not Run")
+set +e
+cmake --build "$build" -j"$(nproc)" 2>&1 | grep -Ev '^\[ *[0-9]+%\]|^-- '
+built=${PIPESTATUS[0]}
+set -e
+[ "$built" = 0 ] || { echo "ci/build.sh: build failed" >&2; exit 1; }
 test -f "$build/libkiln.so" || { echo "ci/build.sh: build failed" >&2; exit 1; }
 echo "$build"

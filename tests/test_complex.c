@@ -7,6 +7,9 @@
  * DLPack; refusals (no complex loop, complex scalar arguments); matmul in
  * tests/test_linalg.c. */
 #include <complex.h>
+#ifndef CMPLX /* glibc defines it for GCC only; clang has the builtin too */
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
 
 #include "ufunc_testing.h"
 

@@ -20,8 +20,9 @@ kiln_status kiln_array_full(kiln_context *ctx, kiln_dtype dtype, int ndim,
 
 kiln_status kiln_array_zeros(kiln_context *ctx, kiln_dtype dtype, int ndim,
                              const int64_t *shape, kiln_array **out) {
-  static const uint64_t zero = 0; /* all-zero bits are 0 in every dtype */
-  return kiln_array_full(ctx, dtype, ndim, shape, &zero, out);
+  /* all-zero bits are 0 in every dtype; as wide as the widest (complex128) */
+  static const uint64_t zero[2] = {0, 0};
+  return kiln_array_full(ctx, dtype, ndim, shape, zero, out);
 }
 
 kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype, kiln_array **out) {

@@ -356,8 +356,8 @@ static kiln_status matmul_impl(const char *what, const kiln_array *a_in, const k
   }
   if (st.result->size == 0) goto done;
   if (k == 0) {
-    static const uint64_t zero = 0;
-    status = kiln_ew_fill_on(st.result, &zero, stream);
+    static const uint64_t zero[2] = {0, 0}; /* a complex128 element's width */
+    status = kiln_ew_fill_on(st.result, zero, stream);
     goto cleanup_or_done;
   }
 
