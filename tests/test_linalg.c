@@ -28,10 +28,6 @@ typedef struct host_array {
   double *v; /* C order, (real, imaginary) pairs: imaginary 0 for a real dtype */
 } host_array;
 
-/* The real dtype of a complex one's parts; dt itself otherwise. */
-static kiln_dtype part_dtype(kiln_dtype dt) {
-  return dt == KILN_COMPLEX64 ? KILN_FLOAT32 : dt == KILN_COMPLEX128 ? KILN_FLOAT64 : dt;
-}
 
 static void host_free(host_array *h) { free(h->v); }
 
@@ -45,7 +41,7 @@ static host_array host_of(const kiln_array *x) {
   CHECK_OK(kiln_array_to_host(x, raw, NULL));
   int parts = kiln_dtype_is_complex(dt) ? 2 : 1;
   for (int64_t i = 0; i < h.size * parts; i++)
-    h.v[i * 2 / parts] = harness_get(raw, part_dtype(dt), i);
+    h.v[i * 2 / parts] = harness_get(raw, kiln_dtype_component(dt), i);
   free(raw);
   return h;
 }
@@ -116,7 +112,7 @@ static kiln_array *random_array(kiln_context *ctx, kiln_dtype dt, int ndim,
   for (int i = 0; i < ndim; i++) size *= shape[i];
   void *data = malloc((size_t)(size + 1) * kiln_dtype_size(dt));
   /* a complex array: its parts, each uniform in [-1, 1) */
-  harness_fill_random(data, part_dtype(dt), kiln_dtype_is_complex(dt) ? 2 * size : size, -1, 1);
+  harness_fill_random(data, kiln_dtype_component(dt), kiln_dtype_is_complex(dt) ? 2 * size : size, -1, 1);
   kiln_array *x = NULL;
   CHECK_OK(kiln_array_from_host(ctx, dt, ndim, shape, NULL, data, &x));
   free(data);
@@ -128,7 +124,7 @@ static kiln_array *random_array(kiln_context *ctx, kiln_dtype dt, int ndim,
  * sums 2k real products, each at most |a| |b|. */
 static double tolerance(kiln_dtype dt, int64_t k, double bound, double ref) {
   if (kiln_dtype_is_complex(dt)) k *= 2;
-  kiln_dtype part = part_dtype(dt);
+  kiln_dtype part = kiln_dtype_component(dt);
   double u = part == KILN_FLOAT64 ? ldexp(1, -52) : ldexp(1, -24);
   double tol = (double)(k + 2) * u * bound + 4 * u;
   if (dt == KILN_FLOAT16) tol += ldexp(1, -11) * (fabs(ref) + tol) + ldexp(1, -25);
@@ -179,7 +175,7 @@ static const kiln_dtype dtypes[5] = {KILN_FLOAT32, KILN_FLOAT64, KILN_FLOAT16, K
 #define FOR_DTYPES(ctx, dt)                                                       \
   for (int di_ = 0; di_ < 5; di_++)                                               \
     for (kiln_dtype dt = dtypes[di_];                                             \
-         dt != KILN_DTYPE_COUNT && (part_dtype(dt) != KILN_FLOAT64 || has_double(ctx)); \
+         dt != KILN_DTYPE_COUNT && (kiln_dtype_component(dt) != KILN_FLOAT64 || has_double(ctx)); \
          dt = KILN_DTYPE_COUNT)
 
 static void test_sizes(kiln_context *ctx) {
@@ -390,7 +386,7 @@ static void test_mixed_and_stream(kiln_context *ctx) {
                                         {KILN_COMPLEX64, KILN_FLOAT16, KILN_COMPLEX64},
                                         {KILN_COMPLEX64, KILN_FLOAT64, KILN_COMPLEX128}};
   for (size_t i = 0; i < sizeof mixed / sizeof mixed[0]; i++) {
-    if (part_dtype(mixed[i][2]) == KILN_FLOAT64 && !has_double(ctx)) continue;
+    if (kiln_dtype_component(mixed[i][2]) == KILN_FLOAT64 && !has_double(ctx)) continue;
     int64_t hs[2] = {21, 37}, fs[2] = {37, 9};
     kiln_array *h = random_array(ctx, mixed[i][0], 2, hs);
     kiln_array *f = random_array(ctx, mixed[i][1], 2, fs), *c = NULL;
