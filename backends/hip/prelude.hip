@@ -90,6 +90,7 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 
 #define kiln_barrier() __syncthreads()
 #define kiln_barrier32() __syncthreads()
+#define kiln_fence() __threadfence()
 
 /* ---- atomics (return the old value); shared memory uses the same
  * instructions through generic pointers --------------------------------- */

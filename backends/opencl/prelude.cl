@@ -62,6 +62,7 @@ KILN_DEVICE int64_t kiln_num_groups(int d) { return (int64_t)get_num_groups((uin
 
 #define kiln_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define kiln_barrier32() barrier(CLK_LOCAL_MEM_FENCE)
+#define kiln_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
 
 /* ---- atomics (return the old value) --------------------------------------- */
 KILN_DEVICE int32_t kiln_atomic_add_i32(volatile __global int32_t *p, int32_t v) {
