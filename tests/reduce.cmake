@@ -27,3 +27,7 @@ endforeach()
 # The vector variant of the first pass against the scalar one and the host
 # tree, both forced through an internal switch (core/codegen/reduce_tree.h).
 kiln_conformance_test(reduce_vector SOURCES test_reduce_vector.c INTERNAL)
+
+# The later passes run in the first pass's last work-group (the tail)
+# against separate launches and the host tree, through an internal switch.
+kiln_conformance_test(reduce_tail SOURCES test_reduce_tail.c INTERNAL)

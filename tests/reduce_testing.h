@@ -36,4 +36,36 @@ static inline float host_tree_sum(const float *x, int64_t n) {
   return r;
 }
 
+/* host_tree_sum's tree for element type T, with add (mul 0) or multiply
+ * (mul 1): DEFINE_TREE(tree_f64, double) defines
+ * static double tree_f64(const double *x, int64_t n, int mul). */
+#define DEFINE_TREE(name, T)                                                           \
+  static T name(const T *x, int64_t n, int mul) {                                      \
+    T *level = malloc((size_t)n * sizeof *level);                                      \
+    memcpy(level, x, (size_t)n * sizeof *level);                                       \
+    for (;;) {                                                                         \
+      int64_t chunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;                \
+      for (int64_t c = 0; c < chunks; c++) {                                           \
+        T lanes[KILN_REDUCE_LANES];                                                    \
+        int64_t k0 = c * KILN_REDUCE_CHUNK,                                            \
+                kend = k0 + KILN_REDUCE_CHUNK < n ? k0 + KILN_REDUCE_CHUNK : n;        \
+        for (int l = 0; l < KILN_REDUCE_LANES && k0 + l < kend; l++) {                 \
+          lanes[l] = level[k0 + l];                                                    \
+          for (int64_t k = k0 + l + KILN_REDUCE_LANES; k < kend; k += KILN_REDUCE_LANES) \
+            lanes[l] = mul ? lanes[l] * level[k] : lanes[l] + level[k];                \
+        }                                                                              \
+        for (int s = KILN_REDUCE_LANES / 2; s > 0; s /= 2)                             \
+          for (int l = 0; l < s; l++)                                                  \
+            if (k0 + l + s < kend)                                                     \
+              lanes[l] = mul ? lanes[l] * lanes[l + s] : lanes[l] + lanes[l + s];      \
+        level[c] = lanes[0];                                                           \
+      }                                                                                \
+      n = chunks;                                                                      \
+      if (n == 1) break;                                                               \
+    }                                                                                  \
+    T r = level[0];                                                                    \
+    free(level);                                                                       \
+    return r;                                                                          \
+  }
+
 #endif

@@ -36,36 +36,6 @@ static const vcase cases[] = {
 
 /* ---- host references --------------------------------------------------------- */
 
-/* kiln's tree (reduce_testing.h's host_tree_sum) with add or multiply, for
- * float and double */
-#define DEFINE_TREE(name, T)                                                           \
-  static T name(const T *x, int64_t n, int mul) {                                      \
-    T *level = malloc((size_t)n * sizeof *level);                                      \
-    memcpy(level, x, (size_t)n * sizeof *level);                                       \
-    for (;;) {                                                                         \
-      int64_t chunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;                \
-      for (int64_t c = 0; c < chunks; c++) {                                           \
-        T lanes[KILN_REDUCE_LANES];                                                    \
-        int64_t k0 = c * KILN_REDUCE_CHUNK,                                            \
-                kend = k0 + KILN_REDUCE_CHUNK < n ? k0 + KILN_REDUCE_CHUNK : n;        \
-        for (int l = 0; l < KILN_REDUCE_LANES && k0 + l < kend; l++) {                 \
-          lanes[l] = level[k0 + l];                                                    \
-          for (int64_t k = k0 + l + KILN_REDUCE_LANES; k < kend; k += KILN_REDUCE_LANES) \
-            lanes[l] = mul ? lanes[l] * level[k] : lanes[l] + level[k];                \
-        }                                                                              \
-        for (int s = KILN_REDUCE_LANES / 2; s > 0; s /= 2)                             \
-          for (int l = 0; l < s; l++)                                                  \
-            if (k0 + l + s < kend)                                                     \
-              lanes[l] = mul ? lanes[l] * lanes[l + s] : lanes[l] + lanes[l + s];      \
-        level[c] = lanes[0];                                                           \
-      }                                                                                \
-      n = chunks;                                                                      \
-      if (n == 1) break;                                                               \
-    }                                                                                  \
-    T r = level[0];                                                                    \
-    free(level);                                                                       \
-    return r;                                                                          \
-  }
 DEFINE_TREE(tree_f32, float)
 DEFINE_TREE(tree_f64, double)
 
@@ -420,7 +390,8 @@ static void test_vector_source(kiln_context *ctx) {
                       .combine = "return a + b;"};
   CHECK(kiln_rt_vector_width(&sum) == 4);
   kiln_strbuf b = {0};
-  kiln_rt_source(&sum, 1, 1, 0, 1, 4, 1, 1, "k", &b);
+  kiln_rt_pass whole = {1, 1, 0, 1, 4, 1, 1, 0};
+  kiln_rt_source(&sum, &whole, "k", &b);
   CHECK(b.data && strstr(b.data, "kiln_vload(kiln_float32x4, p0 + b0 + kiln_e)"));
   CHECK(b.data && strstr(b.data, "vector lanes (4 a work-item)"));
   kiln_strbuf_free(&b);
@@ -430,8 +401,8 @@ static void test_vector_source(kiln_context *ctx) {
       {1, 1, 0, 1, 2}};
   for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
     kiln_strbuf s = {0};
-    kiln_rt_source(&sum, other[i][0], other[i][1], other[i][2], 1, other[i][4], 1, other[i][3],
-                   "k", &s);
+    kiln_rt_pass pass = {other[i][0], other[i][1], other[i][2], 1, other[i][4], 1, other[i][3], 0};
+    kiln_rt_source(&sum, &pass, "k", &s);
     CHECK_MSG(s.data && !strstr(s.data, "kiln_vload") && !strstr(s.data, "vector lanes"),
               "case %zu has vector loads", i);
     kiln_strbuf_free(&s);
@@ -442,7 +413,8 @@ static void test_vector_source(kiln_context *ctx) {
   pair.inputs[1] = KILN_INT64;
   CHECK(kiln_rt_vector_width(&pair) == 2);
   kiln_strbuf p = {0};
-  kiln_rt_source(&pair, 1, 0, 0, 8, 2, 2, 1, "k", &p);
+  kiln_rt_pass rows = {1, 0, 0, 8, 2, 2, 1, 0};
+  kiln_rt_source(&pair, &rows, "k", &p);
   CHECK(p.data && strstr(p.data, "kiln_vload(kiln_float64x2, p0 + b0 + kiln_e)"));
   CHECK(p.data && strstr(p.data, "kiln_vload(kiln_int64x2, p1 + b1 + kiln_e)"));
   kiln_strbuf_free(&p);

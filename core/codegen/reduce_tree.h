@@ -30,6 +30,9 @@
  * reduce_tree.c) */
 #define KILN_RT_VECTOR_UNROLL 2
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
+/* The batch of loads of the later passes run in a first pass's last
+ * work-group (measured, reduce_tree.c) */
+#define KILN_RT_TAIL_BATCH 8
 
 typedef struct kiln_rt_spec {
   const char *name;                      /* identifier: entry-point prefix and cache key */
@@ -61,19 +64,35 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
                         int nred, const kiln_array *const *inputs, const kiln_array *out,
                         int work_group_size, kiln_rt_scratch *scratch);
 
-/* Appends the kernel source of one pass. first: reads the inputs through
- * the map (else acc partials); last: writes out through post (else acc
- * partials); col: 1 the column variant, KILN_RT_SERIAL one work-item per
+/* One pass's kernel: first reads the inputs through the map (else acc
+ * partials); last writes out through post (else acc partials); col: 0 the
+ * row variant, 1 the column variant, KILN_RT_SERIAL one work-item per
  * output (only first and last: one chunk); batch: loads a work-item has in
  * flight at once, 1..KILN_RT_MAX_BATCH (kiln_rt_batch); vec: lanes a
  * work-item owns, 1, or kiln_rt_vector_width(spec) for the vector variant
  * of a first pass's row variant with red_ndim 1 (any other pass ignores
  * it): it reads each input's elements as 16-byte vectors, so the launch
  * must guarantee a reduced stride of 1 and 16-byte aligned rows (see
- * kiln_rt_run); keep_ndim/red_ndim: merged dims. The order of operations
- * depends on neither batch nor vec. */
-void kiln_rt_source(const kiln_rt_spec *spec, int first, int last, int col, int batch, int vec,
-                    int keep_ndim, int red_ndim, const char *entry, kiln_strbuf *out);
+ * kiln_rt_run); keep_ndim/red_ndim: merged dims; tail: a first, not last,
+ * row pass of one output (M == 1) whose last work-group to finish runs
+ * all the later passes (kiln_rt_tail_fits). The order of operations
+ * depends on none of batch, vec and tail. */
+typedef struct kiln_rt_pass {
+  int first, last, col, batch, vec, keep_ndim, red_ndim, tail;
+} kiln_rt_pass;
+
+/* Appends the kernel source of pass, named entry. */
+void kiln_rt_source(const kiln_rt_spec *spec, const kiln_rt_pass *pass, const char *entry,
+                    kiln_strbuf *out);
+
+/* Can a first pass of spec run the later passes in its last work-group:
+ * the later passes fit one work-group of `local` work-items in one round
+ * (a chunk a slot of 32), the accumulator is a real number (the tail
+ * reads partials through volatile pointers, which C++ cannot copy as
+ * structs), and it is no arg reduction (measured slower: H100, argmax of
+ * 1e8 float32 0.204 ms against 0.189 with separate launches). partials:
+ * the first pass's chunk count (M == 1). */
+int kiln_rt_tail_fits(const kiln_rt_spec *spec, int64_t partials, uint64_t local);
 
 /* The vector variant's lanes a work-item for spec's inputs: 16 bytes of
  * each, 4 of 4-byte and 2 of 8-byte dtypes; 1 (no vector variant) for
@@ -91,6 +110,32 @@ typedef enum kiln_rt_loads {
   KILN_RT_LOADS_VECTOR = 2
 } kiln_rt_loads;
 void kiln_rt_force_loads(kiln_rt_loads loads);
+
+/* Tests only: whether the calls that follow, in every thread, may run a
+ * reduction's later passes in its first pass's last work-group (1, kiln's
+ * choice) or always launch them separately (0). */
+void kiln_rt_allow_tail(int allow);
+
+/* Tests only: how many launches of this process ran their later passes in
+ * their last work-group (so that a test can tell the tail ran). */
+uint64_t kiln_rt_tail_launches(void);
+
+/* The scratch of one call, shared by reductions and scans: a uint8 buffer
+ * whose first KILN_RT_SCRATCH_HEAD bytes are the tail's work-group counter
+ * (zero between calls), then at least `bytes` for the passes. Reused from
+ * *scratch (may be NULL) when on the same stream and large enough, else
+ * allocated, its head zeroed on stream, and returned in *owned too.
+ * *buffer is NULL when bytes is 0. */
+#define KILN_RT_SCRATCH_HEAD 64
+kiln_status kiln_rt_scratch_acquire(kiln_context *ctx, kiln_stream *stream,
+                                    kiln_rt_scratch *scratch, uint64_t bytes,
+                                    kiln_array **buffer, kiln_array **owned);
+
+/* Ends a call's use of the scratch: on success an owned buffer replaces
+ * scratch's (which then remembers stream); on failure the buffer used is
+ * dropped, since a pass stopped half-way may have left its counter set. */
+void kiln_rt_scratch_finish(kiln_rt_scratch *scratch, kiln_stream *stream, kiln_array *buffer,
+                            kiln_array *owned, kiln_status status);
 
 /* The batch of loads for a pass of spec: wide for a pass too small to fill
  * a GPU (its time is the latency of a lane's loads one batch after

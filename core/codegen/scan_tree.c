@@ -374,27 +374,12 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
   int64_t M = 1, K = in->shape[nkeep];
   for (int d = 0; d < nkeep; d++) M *= in->shape[d];
   if (M == 0 || K == 0) return KILN_OK;
-  uint64_t bytes = scratch_bytes(M, K, kiln_dtype_size(spec->acc)), cursor = 0;
-  kiln_array *owned = NULL;
-  const kiln_array *pool = NULL;
-  if (bytes > 0) {
-    if (scratch && scratch->buffer && scratch->stream == stream &&
-        (uint64_t)scratch->buffer->size >= bytes) {
-      pool = scratch->buffer;
-    } else {
-      int64_t shape[1] = {(int64_t)bytes};
-      KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT8, 1, shape, &owned));
-      pool = owned;
-    }
-  }
+  uint64_t bytes = scratch_bytes(M, K, kiln_dtype_size(spec->acc));
+  uint64_t cursor = KILN_RT_SCRATCH_HEAD; /* the head is the reductions' */
+  kiln_array *pool = NULL, *owned = NULL;
+  KILN_RETURN_IF_ERROR(kiln_rt_scratch_acquire(ctx, stream, scratch, bytes, &pool, &owned));
   kiln_status status =
       scan_level(ctx, stream, spec, identity, exclusive, nkeep, in, out, compact, pool, &cursor);
-  if (owned && scratch && status == KILN_OK) {
-    kiln_array_release(scratch->buffer);
-    scratch->buffer = owned;
-    owned = NULL;
-  }
-  kiln_array_release(owned);
-  if (scratch && pool) scratch->stream = stream;
+  kiln_rt_scratch_finish(scratch, stream, pool, owned, status);
   return status;
 }

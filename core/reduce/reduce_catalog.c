@@ -2,7 +2,8 @@
  * generates, for the compile checks on GPU targets absent from the machine
  * (core/kernel/kernel_catalog.h): every pass shape (first, middle, last,
  * row and column variants, merged dims, the vector variant of a first
- * pass where its inputs allow it), the built-in reducible ufuncs at
+ * pass where its inputs allow it, a first pass running the later ones in
+ * its last work-group), the built-in reducible ufuncs at
  * several dtypes, argmin/argmax, a custom map/reduce/post reduction, the
  * scan passes (inclusive, exclusive, compaction) and the identity fill.
  * Each kernel defines its helpers, so each is its own source. */
@@ -23,13 +24,15 @@ static kiln_status add_source(kiln_catalog *c, const char *what, kiln_strbuf *b)
  * vector variant's kiln_rt_vector_width) and the batch of a wide pass or
  * of one that fills the device. */
 static kiln_status add_pass_as(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last,
-                               int col, int keep_ndim, int red_ndim, int vec, int wide) {
+                               int col, int keep_ndim, int red_ndim, int vec, int wide, int tail) {
   kiln_strbuf b = {0};
-  kiln_rt_source(spec, first, last, col, kiln_rt_batch(spec, wide), vec, keep_ndim, red_ndim,
-                 "kiln_reduce_catalog", &b);
+  kiln_rt_pass pass = {first,    last,      col,      kiln_rt_batch(spec, wide),
+                       vec,      keep_ndim, red_ndim, tail};
+  kiln_rt_source(spec, &pass, "kiln_reduce_catalog", &b);
   char what[128];
-  snprintf(what, sizeof what, "reduction %s pass %d%d%d %d/%d%s%s", spec->name, first, last, col,
-           keep_ndim, red_ndim, vec > 1 ? " vector" : "", wide ? " wide" : "");
+  snprintf(what, sizeof what, "reduction %s pass %d%d%d %d/%d%s%s%s", spec->name, first, last,
+           col, keep_ndim, red_ndim, vec > 1 ? " vector" : "", wide ? " wide" : "",
+           tail ? " tail" : "");
   return add_source(c, what, &b);
 }
 
@@ -38,7 +41,7 @@ static kiln_status add_pass_as(kiln_catalog *c, const kiln_rt_spec *spec, int fi
  * usually run. */
 static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first, int last, int col,
                             int keep_ndim, int red_ndim) {
-  return add_pass_as(c, spec, first, last, col, keep_ndim, red_ndim, 1, !first);
+  return add_pass_as(c, spec, first, last, col, keep_ndim, red_ndim, 1, !first, 0);
 }
 
 /* The vector variant of spec's first pass (row variant, one reduced dim),
@@ -46,8 +49,10 @@ static kiln_status add_pass(kiln_catalog *c, const kiln_rt_spec *spec, int first
 static kiln_status add_vector_passes(kiln_catalog *c, const kiln_rt_spec *spec) {
   int vec = kiln_rt_vector_width(spec);
   if (vec == 1) return KILN_OK;
-  kiln_status status = add_pass_as(c, spec, 1, 1, 0, 1, 1, vec, 0);
-  if (status == KILN_OK) status = add_pass_as(c, spec, 1, 0, 0, 2, 1, vec, 1);
+  kiln_status status = add_pass_as(c, spec, 1, 1, 0, 1, 1, vec, 0, 0);
+  if (status == KILN_OK) status = add_pass_as(c, spec, 1, 0, 0, 2, 1, vec, 1, 0);
+  if (status == KILN_OK && kiln_rt_tail_fits(spec, 2, KILN_RT_MAX_GROUP))
+    status = add_pass_as(c, spec, 1, 0, 0, 1, 1, vec, 0, 1);
   return status;
 }
 
@@ -75,6 +80,8 @@ static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_ufunc *u, k
     if (status == KILN_OK) status = add_pass(c, &op.spec, 1, 0, 1, 2, 2);
     if (status == KILN_OK) status = add_pass(c, &op.spec, 0, 0, 1, 1, 1);
     if (status == KILN_OK) status = add_pass(c, &op.spec, 0, 1, 0, 3, 1);
+    if (status == KILN_OK && kiln_rt_tail_fits(&op.spec, 2, KILN_RT_MAX_GROUP))
+      status = add_pass_as(c, &op.spec, 1, 0, 0, 1, 2, 1, 0, 1);
     if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 1, 0, 0);
     if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 0, 0, 0);
     if (status == KILN_OK && op.identity) status = add_scan(c, &op.spec, op.identity, 0, 1, 0);
