@@ -410,6 +410,28 @@ static void identity_expression(const kiln_operand *o, char *out, size_t size) {
 
 /* ---- ufunc reduce ---------------------------------------------------------------- */
 
+/* The ops a ufunc has built (kiln_ufunc_op_make): building one dispatches
+ * the ufunc and formats its combine function, a large part of the host
+ * time of a call; calls after the first copy the kept op. A few per ufunc
+ * (one per verb and dtype in practice), never evicted, cleared when the
+ * ufunc is declared reducible again. */
+#define OP_CACHE_SIZE 8
+typedef struct op_cache {
+  int count;
+  struct {
+    char verb[16];
+    kiln_dtype in, dtype;
+    int has_dtype;
+    kiln_ufunc_op op;
+  } entries[OP_CACHE_SIZE];
+} op_cache;
+
+static void op_cache_free(void *data) {
+  op_cache *c = data;
+  for (int i = 0; c && i < c->count; i++) kiln_ufunc_op_free(&c->entries[i].op);
+  free(c);
+}
+
 kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_operand *identity) {
   KILN_CHECK_ARG(ufunc);
   if (ufunc->nin != 2 || ufunc->nout != 1)
@@ -425,6 +447,10 @@ kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_operand *
   ufunc->reducible = 1;
   ufunc->has_identity = identity != NULL;
   if (identity) ufunc->reduce_identity = *identity;
+  /* the kept ops carry the old identity */
+  op_cache *c = ufunc->reduce_ops;
+  for (int i = 0; c && i < c->count; i++) kiln_ufunc_op_free(&c->entries[i].op);
+  if (c) c->count = 0;
   pthread_mutex_unlock(&ufunc->lock);
   return KILN_OK;
 }
@@ -434,8 +460,67 @@ void kiln_ufunc_op_free(kiln_ufunc_op *op) {
   kiln_strbuf_free(&op->combine);
 }
 
+/* *to = a copy of *from owning its own strings. */
+static kiln_status op_copy(const kiln_ufunc_op *from, kiln_ufunc_op *to) {
+  *to = *from;
+  to->preamble = (kiln_strbuf){0};
+  to->combine = (kiln_strbuf){0};
+  if (from->preamble.data)
+    kiln_strbuf_append_n(&to->preamble, from->preamble.data, from->preamble.length);
+  if (from->combine.data)
+    kiln_strbuf_append_n(&to->combine, from->combine.data, from->combine.length);
+  to->spec.name = to->name;
+  to->spec.preamble = from->spec.preamble ? to->preamble.data : NULL;
+  to->spec.combine = from->spec.combine ? to->combine.data : NULL;
+  to->identity = from->identity ? to->ident : NULL;
+  kiln_status status = kiln_strbuf_status(&to->preamble);
+  return status == KILN_OK ? kiln_strbuf_status(&to->combine) : status;
+}
+
+static kiln_status op_build(kiln_ufunc *u, const char *verb, kiln_dtype in, int has_dtype,
+                            kiln_dtype dtype, kiln_ufunc_op *op);
+
 kiln_status kiln_ufunc_op_make(kiln_ufunc *u, const char *verb, kiln_dtype in, int has_dtype,
                                kiln_dtype dtype, kiln_ufunc_op *op) {
+  if (!has_dtype) dtype = KILN_DTYPE_COUNT;
+  int found = 0;
+  kiln_status status = KILN_OK;
+  pthread_mutex_lock(&u->lock);
+  op_cache *c = u->reduce_ops;
+  for (int i = 0; c && i < c->count && !found; i++)
+    if (strcmp(c->entries[i].verb, verb) == 0 && c->entries[i].in == in &&
+        c->entries[i].has_dtype == has_dtype && c->entries[i].dtype == dtype) {
+      found = 1;
+      status = op_copy(&c->entries[i].op, op);
+    }
+  pthread_mutex_unlock(&u->lock);
+  if (found) return status;
+  KILN_RETURN_IF_ERROR(op_build(u, verb, in, has_dtype, dtype, op));
+  /* keep a copy (failing to is no error: the next call builds again) */
+  pthread_mutex_lock(&u->lock);
+  if (!u->reduce_ops) {
+    u->reduce_ops = calloc(1, sizeof(op_cache));
+    u->reduce_ops_free = op_cache_free;
+  }
+  c = u->reduce_ops;
+  if (c && c->count < OP_CACHE_SIZE) {
+    int i = c->count;
+    if (op_copy(op, &c->entries[i].op) == KILN_OK) {
+      snprintf(c->entries[i].verb, sizeof c->entries[i].verb, "%s", verb);
+      c->entries[i].in = in;
+      c->entries[i].has_dtype = has_dtype;
+      c->entries[i].dtype = dtype;
+      c->count++;
+    } else {
+      kiln_ufunc_op_free(&c->entries[i].op);
+    }
+  }
+  pthread_mutex_unlock(&u->lock);
+  return KILN_OK;
+}
+
+static kiln_status op_build(kiln_ufunc *u, const char *verb, kiln_dtype in, int has_dtype,
+                            kiln_dtype dtype, kiln_ufunc_op *op) {
   memset(op, 0, sizeof *op);
   snprintf(op->what, sizeof op->what, "ufunc '%s' %s", u->name, verb);
   const char *what = op->what;

@@ -31,6 +31,7 @@ static void ufunc_free(kiln_ufunc *u) {
   free(u->variants);
   if (u->staging) kiln_ufunc_staging_free(u->ctx, u->staging);
   kiln_array_release(u->reduce_scratch.buffer);
+  if (u->reduce_ops_free) u->reduce_ops_free(u->reduce_ops);
   pthread_mutex_destroy(&u->lock);
   kiln_context_release(u->ctx);
   free(u);

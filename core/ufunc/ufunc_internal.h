@@ -89,6 +89,10 @@ struct kiln_ufunc {
   int reduce_widens;      /* add/multiply: small ints accumulate in 64 bits */
   kiln_operand reduce_identity;
   kiln_rt_scratch reduce_scratch; /* partials kept from the last reduce */
+  /* what core/reduce/ keeps built for its calls (under lock), and how the
+   * ufunc frees it */
+  void *reduce_ops;
+  void (*reduce_ops_free)(void *ops);
 };
 
 /* kiln_ufunc_create with one body per signature (built-ins differ per
