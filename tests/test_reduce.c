@@ -467,6 +467,15 @@ static void test_outputs_and_user_ufunc(kiln_context *ctx) {
                                  kiln_operand_new(&none), NULL, NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("zero-size array to reduction operation bigger which has no identity");
+  /* declared again, now with an identity: the next calls see it (kiln
+   * keeps a ufunc's built reductions between calls) */
+  kiln_operand floor_value = kiln_operand_float(-7.5);
+  CHECK_OK(kiln_ufunc_declare_reducible(bigger, &floor_value));
+  double empty_max = 0;
+  CHECK_OK(kiln_ufunc_reduce(bigger, kiln_operand_host(h, KILN_FLOAT64, 1, empty_shape, NULL),
+                             kiln_operand_host_output(&empty_max, KILN_FLOAT64, 0, NULL, NULL),
+                             NULL, NULL));
+  CHECK_MSG(empty_max == -7.5, "bigger.reduce of nothing after the identity -7.5: %g", empty_max);
   kiln_ufunc_release(bigger);
   /* keepdims into host memory of shape (1, 33), float32 output (same_kind) */
   kiln_ufunc *add = NULL;
