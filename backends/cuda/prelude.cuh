@@ -91,6 +91,11 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 #define kiln_barrier32() __syncwarp()
 #define kiln_fence() __threadfence()
 
+/* a product the compiler never fuses into a multiply-add (complex
+ * multiplication: NumPy's infinities and NaNs) */
+KILN_DEVICE float kiln_mul_rn(float a, float b) { return __fmul_rn(a, b); }
+KILN_DEVICE double kiln_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+
 /* ---- atomics (return the old value); shared memory uses the same
  * instructions through generic pointers --------------------------------- */
 KILN_DEVICE int32_t kiln_atomic_add_i32(int32_t *p, int32_t v) { return atomicAdd(p, v); }

@@ -64,6 +64,11 @@ KILN_DEVICE int64_t kiln_num_groups(int d) { return (int64_t)get_num_groups((uin
 #define kiln_barrier32() barrier(CLK_LOCAL_MEM_FENCE)
 #define kiln_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
 
+/* a product not fused into a multiply-add when it is its own expression:
+ * OpenCL C contracts only within one (complex multiplication: NumPy's
+ * infinities and NaNs) */
+#define kiln_mul_rn(a, b) ((a) * (b))
+
 /* ---- atomics (return the old value) --------------------------------------- */
 KILN_DEVICE int32_t kiln_atomic_add_i32(volatile __global int32_t *p, int32_t v) {
   return atomic_add(p, v);
