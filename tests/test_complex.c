@@ -2,13 +2,18 @@
  * casts with every dtype on reversed strided views; fills; every built-in
  * complex loop on random inputs (no zeros), sizes 0, 1, 7 and 1031,
  * contiguous and reversed, against C99 <complex.h> computed in long double
- * or double on the host; branch cuts with signed zeros; NumPy 2's result
+ * or double on the host; branch cuts with signed zeros; special values
+ * against glibc (exp, sinh, cosh, sin, cos where e^x overflows, arctan(h)
+ * at its poles, power with infinite and NaN parts); NumPy 2's result
  * dtypes and weak complex scalars; sums; a raw kernel over kiln_complex64;
  * DLPack; refusals (no complex loop, complex scalar arguments); matmul in
  * tests/test_linalg.c. */
 #include <complex.h>
 #ifndef CMPLX /* glibc defines it for GCC only; clang has the builtin too */
 #define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
 #endif
 
 #include "ufunc_testing.h"
@@ -335,6 +340,130 @@ static void test_branch_cuts(kiln_context *ctx) {
   }
 }
 
+/* Whether `have` is C99's `want` for an overflow case: NaN where it is NaN,
+ * the same infinity, signed zero or sign, and close elsewhere. */
+static int same_part(double have, double want, double tol) {
+  if (isnan(want)) return isnan(have);
+  if (signbit(have) != signbit(want)) return 0;
+  if (isinf(want) || want == 0) return have == want;
+  return fabs(have - want) <= tol * fabs(want);
+}
+
+/* One call of the built-in `name` on n complex elements of dtype d: a,
+ * and b for a binary ufunc (else NULL); the results into got. */
+static void call_complex(kiln_context *ctx, const char *name, kiln_dtype d, int64_t n,
+                         const double complex *a, const double complex *b, unsigned char *got) {
+  unsigned char *host[2] = {malloc((size_t)n * 16 + 1), malloc((size_t)n * 16 + 1)};
+  for (int64_t i = 0; i < n; i++) {
+    set_c(host[0], d, i, a[i]);
+    if (b) set_c(host[1], d, i, b[i]);
+  }
+  kiln_ufunc *u = NULL;
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, name, &u));
+  kiln_operand in[2] = {kiln_operand_host(host[0], d, 1, &n, NULL),
+                        kiln_operand_host(host[1], d, 1, &n, NULL)};
+  kiln_operand out = kiln_operand_host_output(got, d, 1, &n, NULL);
+  CHECK_OK(kiln_ufunc_call(u, b ? 2 : 1, in, 1, &out, NULL));
+  kiln_ufunc_release(u);
+  free(host[0]);
+  free(host[1]);
+}
+
+/* exp, sinh, cosh (and sin, cos through them) where e^|x| overflows:
+ * real parts past one, two and three times the scaling threshold, with
+ * imaginary parts of +-0 (the product with sin 0 must stay 0, not NaN) and
+ * small and ordinary values; arctan and arctanh at +-i and +-1 with a tiny
+ * other part (where (1 - x)^2 + y^2 underflows); power with infinite and
+ * NaN parts (glibc's cpow multiplies b log a as C11 Annex G does, which
+ * recovers infinities from NaN). Against glibc's cexpf/cexp... (which
+ * NumPy calls). */
+static void test_special_values(kiln_context *ctx) {
+  static const double big32[] = {89, 100, 170, 200, 300, 1e30, -300};
+  static const double big64[] = {710, 1000, 1500, 2200, 1e300, -2200};
+  static const double small[] = {0.0, -0.0, 1e-30, -2, 0.5};
+  static const struct {
+    const char *name;
+    float complex (*ref32)(float complex);
+    double complex (*ref64)(double complex);
+    int swap; /* sin and cos: the large part is the imaginary one */
+  } fns[] = {{"exp", cexpf, cexp, 0},
+             {"sinh", csinhf, csinh, 0},
+             {"cosh", ccoshf, ccosh, 0},
+             {"sin", csinf, csin, 1},
+             {"cos", ccosf, ccos, 1}};
+  static const double complex near_pole[] = {
+      CMPLX(3.704672e-26, -1), CMPLX(-1e-30, 1), CMPLX(0.0, 1), CMPLX(1e-20, -1),
+      CMPLX(1, 1e-30),         CMPLX(-1, -2e-26), CMPLX(1, 0.0), CMPLX(1, 1e-9)};
+  const double inf = INFINITY, nan = NAN;
+  static const int NPOW = 6;
+  const double complex pow_a[] = {CMPLX(3e38, -0.03236145), CMPLX(2, 3),  CMPLX(inf, 1),
+                                  CMPLX(0.5, nan),          CMPLX(-4, 1), CMPLX(inf, inf)};
+  const double complex pow_b[] = {CMPLX(nan, inf),  CMPLX(inf, nan), CMPLX(0.5, 0.25),
+                                  CMPLX(inf, 0.0), CMPLX(nan, -inf), CMPLX(2.5, 1)};
+  enum { MAX_N = 7 * 5 };
+  for (int c = KILN_COMPLEX64; c <= KILN_COMPLEX128; c++) {
+    kiln_dtype d = (kiln_dtype)c;
+    if (d == KILN_COMPLEX128 && !has_double(ctx)) continue;
+    const double *big = d == KILN_COMPLEX64 ? big32 : big64;
+    int nbig = d == KILN_COMPLEX64 ? 7 : 6;
+    double tol = d == KILN_COMPLEX64 ? 1e-5 : 1e-13;
+    unsigned char got[MAX_N * 16];
+    double complex in[MAX_N], want[MAX_N];
+#define CHECK_SPECIAL(name, i, arg)                                                              \
+  do {                                                                                           \
+    double complex have_ = get_c(got, d, i);                                                     \
+    CHECK_MSG(same_part(creal(have_), creal(want[i]), tol) &&                                    \
+                  same_part(cimag(have_), cimag(want[i]), tol),                                  \
+              "%s(%s)(%s) = %g%+gj, want %g%+gj", name, kiln_dtype_name(d), arg, creal(have_),  \
+              cimag(have_), creal(want[i]), cimag(want[i]));                                     \
+  } while (0)
+    char arg[96];
+    for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+      int64_t n = 0;
+      for (int k = 0; k < nbig; k++)
+        for (int j = 0; j < 5; j++, n++) {
+          in[n] = fns[f].swap ? CMPLX(small[j], big[k]) : CMPLX(big[k], small[j]);
+          want[n] = d == KILN_COMPLEX64
+                        ? (double complex)fns[f].ref32(CMPLXF((float)creal(in[n]),
+                                                              (float)cimag(in[n])))
+                        : fns[f].ref64(in[n]);
+        }
+      call_complex(ctx, fns[f].name, d, n, in, NULL, got);
+      for (int64_t i = 0; i < n; i++) {
+        snprintf(arg, sizeof arg, "%g%+gj", creal(in[i]), cimag(in[i]));
+        CHECK_SPECIAL(fns[f].name, i, arg);
+      }
+    }
+    /* arctan near +-i, arctanh near +-1 (the same points turned by i) */
+    for (int h = 0; h < 2; h++) {
+      int64_t n = sizeof near_pole / sizeof near_pole[0];
+      for (int64_t i = 0; i < n; i++) {
+        in[i] = h ? CMPLX(cimag(near_pole[i]), creal(near_pole[i])) : near_pole[i];
+        float complex z32 = CMPLXF((float)creal(in[i]), (float)cimag(in[i]));
+        want[i] = d == KILN_COMPLEX64 ? (double complex)(h ? catanhf(z32) : catanf(z32))
+                                      : (h ? catanh(in[i]) : catan(in[i]));
+      }
+      call_complex(ctx, h ? "arctanh" : "arctan", d, n, in, NULL, got);
+      for (int64_t i = 0; i < n; i++) {
+        snprintf(arg, sizeof arg, "%g%+gj", creal(in[i]), cimag(in[i]));
+        CHECK_SPECIAL(h ? "arctanh" : "arctan", i, arg);
+      }
+    }
+    for (int i = 0; i < NPOW; i++) {
+      float complex a32 = CMPLXF((float)creal(pow_a[i]), (float)cimag(pow_a[i]));
+      float complex b32 = CMPLXF((float)creal(pow_b[i]), (float)cimag(pow_b[i]));
+      want[i] = d == KILN_COMPLEX64 ? (double complex)cpowf(a32, b32) : cpow(pow_a[i], pow_b[i]);
+    }
+    call_complex(ctx, "power", d, NPOW, pow_a, pow_b, got);
+    for (int i = 0; i < NPOW; i++) {
+      snprintf(arg, sizeof arg, "%g%+gj, %g%+gj", creal(pow_a[i]), cimag(pow_a[i]),
+               creal(pow_b[i]), cimag(pow_b[i]));
+      CHECK_SPECIAL("power", i, arg);
+    }
+#undef CHECK_SPECIAL
+  }
+}
+
 /* The dtype a call of `name` on (a, b) gives, or KILN_DTYPE_COUNT. */
 static kiln_dtype result_dtype(kiln_context *ctx, const char *name, kiln_operand a,
                                kiln_operand b) {
@@ -606,6 +735,7 @@ static const harness_test tests[] = {
     {"casts", test_casts},
     {"ufuncs", test_ufuncs},
     {"branch_cuts", test_branch_cuts},
+    {"special_values", test_special_values},
     {"promotion", test_promotion},
     {"reductions", test_reductions},
     {"raw_kernel", test_raw_kernel},
