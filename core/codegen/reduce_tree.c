@@ -36,11 +36,30 @@ static void append_arg_takes(const kiln_rt_spec *spec, kiln_strbuf *b) {
                        "  if (isnan(a)) return isnan(b) && ib < ia;\n"
                        "  if (isnan(b)) return 1;\n");
   kiln_strbuf_appendf(b, "  return b %s a || (b == a && ib < ia);\n}\n", better);
+  /* the same where b's index is known to be the greater (a lane's
+   * elements, in order): no index compare, no tie to break; for floats,
+   * b is taken when it is not "a or before" (so also when it is NaN)
+   * unless a is NaN, written with & so that it compiles to predicates */
+  const char *before = spec->arg > 0 ? "<=" : ">=";
+  kiln_strbuf_appendf(b, "KILN_DEVICE int kiln_rt_later_takes(%s a, %s b) {\n", t, t);
+  if (kiln_dtype_is_float(spec->acc))
+    kiln_strbuf_appendf(b, "  return !(b %s a) & (a == a);\n}\n", before);
+  else
+    kiln_strbuf_appendf(b, "  return b %s a;\n}\n", better);
 }
 
+/* The type of a pass's element index variables (ai, i0..): in a first
+ * pass an int, the index less the chunk's start k0 (< KILN_RT_CHUNK),
+ * which an arg reduction's lanes select and add with one instruction where
+ * an int64_t takes two and two registers (H100, argmax of 1e8 float32: 48
+ * registers against 67 with the in-order compare below); k0 is added back
+ * where the lanes meet in the tree. Later passes carry the partials'
+ * absolute indices. */
+static const char *index_type(int first) { return first ? "int" : "int64_t"; }
+
 /* The end of an element's block: the map of the loaded v0.. (and kiln_i)
- * into mvar, kiln_i into ivar. */
-static void append_map(kiln_strbuf *b, const kiln_rt_spec *spec, const char *mvar,
+ * into mvar, kiln_i into ivar (less k0 in a first pass: index_type). */
+static void append_map(kiln_strbuf *b, const kiln_rt_spec *spec, int first, const char *mvar,
                        const char *ivar) {
   kiln_strbuf_appendf(b, "            %s kiln_m;\n", kiln_dtype_kernel_type(spec->acc));
   if (spec->map) {
@@ -50,7 +69,8 @@ static void append_map(kiln_strbuf *b, const kiln_rt_spec *spec, const char *mva
     kiln_ew_cast_expression(spec->inputs[0], spec->acc, "v0", cast, sizeof cast);
     kiln_strbuf_appendf(b, "            kiln_m = %s;\n", cast);
   }
-  kiln_strbuf_appendf(b, "            %s = kiln_m; %s = kiln_i; }\n", mvar, ivar);
+  kiln_strbuf_appendf(b, "            %s = kiln_m; %s = %s; }\n", mvar, ivar,
+                      first ? "(int)((uint32_t)kiln_i - (uint32_t)k0)" : "kiln_i");
 }
 
 /* A block loading reduced element `index` (an expression) of the pass's
@@ -90,14 +110,22 @@ static void append_element(kiln_strbuf *b, const kiln_rt_spec *spec, int first, 
     kiln_strbuf_appendf(b, "            %s v%d = %s;\n", kiln_ew_value_type(spec->inputs[j]), j,
                         load);
   }
-  append_map(b, spec, mvar, ivar);
+  append_map(b, spec, first, mvar, ivar);
 }
+
+/* Whether a combine's right-hand index is known to be the greater: a
+ * lane folding its own elements, which come in index order (the lane
+ * trees pair lanes whose indices interleave: RT_ANY_ORDER). */
+typedef enum { RT_ANY_ORDER = 0, RT_IN_ORDER = 1 } rt_order;
 
 /* One statement folding (v, i) into (acc, ai): the arg comparison, or
  * acc = combine(acc, v). */
-static void append_combine(kiln_strbuf *b, int arg, const char *acc, const char *ai, const char *v,
-                           const char *i) {
-  if (arg)
+static void append_combine(kiln_strbuf *b, int arg, rt_order order, const char *acc,
+                           const char *ai, const char *v, const char *i) {
+  if (arg && order == RT_IN_ORDER)
+    kiln_strbuf_appendf(b, "if (kiln_rt_later_takes(%s, %s)) { %s = %s; %s = %s; }\n", acc, v, acc,
+                        v, ai, i);
+  else if (arg)
     kiln_strbuf_appendf(b, "if (kiln_rt_takes(%s, %s, %s, %s)) { %s = %s; %s = %s; }\n", acc, ai, v,
                         i, acc, v, ai, i);
   else
@@ -128,11 +156,13 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
   int arg = spec->arg != 0;
   char zero[64];
   kiln_ew_zero_expression(spec->acc, zero, sizeof zero);
+  /* one chunk (k0 = 0): the first pass's relative indices are absolute */
   kiln_strbuf_appendf(b,
+                      "  const int64_t k0 = 0;\n"
                       "  for (int64_t o = kiln_global_id(0); o < M; o += kiln_global_size(0)) {\n"
                       "    %s lanes[%d], acc = %s, m0;\n"
-                      "    int64_t idx[%d], ai = 0, i0;\n",
-                      acc, KILN_RT_LANES, zero, KILN_RT_LANES);
+                      "    %s idx[%d], ai = 0, i0;\n",
+                      acc, KILN_RT_LANES, zero, index_type(1), KILN_RT_LANES);
   append_input_bases(b, spec, keep_ndim, "    ");
   kiln_strbuf_appendf(b, "    for (int64_t lane = 0; lane < %d && lane < K; lane++) {\n",
                       KILN_RT_LANES);
@@ -141,7 +171,7 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
                       KILN_RT_LANES);
   append_element(b, spec, 1, red_ndim, "kk", "m0", "i0");
   kiln_strbuf_append(b, "          ");
-  append_combine(b, arg, "acc", "ai", "m0", "i0");
+  append_combine(b, arg, RT_IN_ORDER, "acc", "ai", "m0", "i0");
   kiln_strbuf_appendf(b,
                       "      }\n"
                       "      lanes[lane] = acc; idx[lane] = ai;\n"
@@ -150,7 +180,8 @@ static void append_serial_body(const kiln_rt_spec *spec, int keep_ndim, int red_
                       "      for (int64_t lane = 0; lane < s; lane++)\n"
                       "        if (lane + s < K) {\n          ",
                       KILN_RT_LANES / 2);
-  append_combine(b, arg, "lanes[lane]", "idx[lane]", "lanes[lane + s]", "idx[lane + s]");
+  append_combine(b, arg, RT_ANY_ORDER, "lanes[lane]", "idx[lane]", "lanes[lane + s]",
+                 "idx[lane + s]");
   kiln_strbuf_appendf(b, "        }\n"
                          "    %s a = lanes[0];\n"
                          "    int64_t eq = oq;\n",
@@ -196,7 +227,7 @@ static void append_vector_element(kiln_strbuf *b, const kiln_rt_spec *spec, int 
     for (int j = 0; j < spec->ninputs; j++)
       kiln_strbuf_appendf(b, "            %s v%d = w%d.%s;\n", kiln_ew_value_type(spec->inputs[j]),
                           j, j, comp[c]);
-    append_map(b, spec, mvars[c], ivars[c]);
+    append_map(b, spec, 1, mvars[c], ivars[c]);
   }
   kiln_strbuf_append(b, "          }\n");
 }
@@ -226,26 +257,27 @@ static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int ve
     snprintf(mv[c], sizeof mv[c], "m%d", c);
     snprintf(iv[c], sizeof iv[c], "i%d", c);
   }
-  /* A whole chunk (all but a row's last) of a plain combine: every vector
-   * is in range, so a loop of constant trip count with no test on kend,
-   * which the compilers unroll and pipeline. Measured on an H100 (sum of
-   * 1e8 float32): 0.181 ms through the guarded batches below, 0.160-0.164
-   * this way (unrolled 1: 0.180, 2: 0.160, 4: 0.164, 8: 0.163, 16: 0.161);
-   * the arg comparison's chain of selects keeps the batches of 8 (argmax
-   * 0.185 ms, 0.224 this way). */
-  if (!arg) {
+  /* A whole chunk (all but a row's last): every vector is in range, so a
+   * loop of constant trip count with no test on kend, which the compilers
+   * unroll and pipeline. Measured on an H100 (1e8 float32): sum 0.181 ms
+   * through the guarded batches below, 0.160-0.164 this way (unrolled 1:
+   * 0.180, 2: 0.160, 4: 0.164, 8: 0.163, 16: 0.161); argmax, with the
+   * in-order compare and int indices, 0.184 in batches of 8, 0.180 this
+   * way unrolled 2, 0.166-0.167 unrolled 4, 0.171 unrolled 8. */
+  {
     kiln_strbuf_appendf(b, "      if (kend - k0 == %d) {\n", KILN_RT_CHUNK);
     append_vector_element(b, spec, vec, "k0 + lane", av, aiv);
     kiln_strbuf_appendf(b,
                         "#pragma unroll %d\n"
                         "        for (int kiln_j = 1; kiln_j < %d; kiln_j++) {\n",
-                        KILN_RT_VECTOR_UNROLL, KILN_RT_CHUNK / KILN_RT_LANES);
+                        arg ? KILN_RT_ARG_VECTOR_UNROLL : KILN_RT_VECTOR_UNROLL,
+                        KILN_RT_CHUNK / KILN_RT_LANES);
     for (int c = 0; c < vec; c++)
-      kiln_strbuf_appendf(b, "          %s %s; int64_t %s;\n", acc, mv[c], iv[c]);
+      kiln_strbuf_appendf(b, "          %s %s; int %s;\n", acc, mv[c], iv[c]);
     append_vector_element(b, spec, vec, "k0 + lane + kiln_j * 32", mv, iv);
     for (int c = 0; c < vec; c++) {
       kiln_strbuf_append(b, "          ");
-      append_combine(b, arg, av[c], aiv[c], mv[c], iv[c]);
+      append_combine(b, arg, RT_IN_ORDER, av[c], aiv[c], mv[c], iv[c]);
     }
     kiln_strbuf_append(b, "        }\n      } else {\n");
   }
@@ -272,7 +304,7 @@ static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int ve
     for (int c = 0; c < vec; c++) {
       snprintf(mv[c], sizeof mv[c], "m%d_%d", u, c);
       snprintf(iv[c], sizeof iv[c], "i%d_%d", u, c);
-      kiln_strbuf_appendf(b, "          %s %s; int64_t %s;\n", acc, mv[c], iv[c]);
+      kiln_strbuf_appendf(b, "          %s %s; int %s;\n", acc, mv[c], iv[c]);
     }
     snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
     append_vector_element(b, spec, vec, index, mv, iv);
@@ -282,7 +314,7 @@ static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int ve
       snprintf(mv[c], sizeof mv[c], "m%d_%d", u, c);
       snprintf(iv[c], sizeof iv[c], "i%d_%d", u, c);
       kiln_strbuf_append(b, "          ");
-      append_combine(b, arg, av[c], aiv[c], mv[c], iv[c]);
+      append_combine(b, arg, RT_IN_ORDER, av[c], aiv[c], mv[c], iv[c]);
     }
   /* the chunk's end: element by element, each lane still in order */
   kiln_strbuf_appendf(b,
@@ -293,18 +325,18 @@ static void append_vector_lanes(kiln_strbuf *b, const kiln_rt_spec *spec, int ve
     snprintf(index, sizeof index, "kj + %d", c);
     kiln_strbuf_appendf(b,
                         "          if (%s < kend) {\n"
-                        "          %s m = %s; int64_t i = 0;\n",
+                        "          %s m = %s; int i = 0;\n",
                         index, acc, zero);
     append_element(b, spec, 1, 1, index, "m", "i");
     kiln_strbuf_append(b, "          ");
-    append_combine(b, arg, av[c], aiv[c], "m", "i");
+    append_combine(b, arg, RT_IN_ORDER, av[c], aiv[c], "m", "i");
     kiln_strbuf_append(b, "          }\n");
   }
   kiln_strbuf_append(b,
                      "          }\n"
                      "        }\n"
                      "      }\n");
-  if (!arg) kiln_strbuf_append(b, "      }\n"); /* the whole chunk's else */
+  kiln_strbuf_append(b, "      }\n"); /* the whole chunk's else */
 }
 
 void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
@@ -331,18 +363,19 @@ typedef enum { RT_STORE_PARTIAL, RT_STORE_OUT, RT_STORE_EITHER } rt_store;
  * of different work-items, component by component through local memory as
  * in the scalar variant; the last ones (s < vec) pair lanes of work-item 0,
  * which runs them alone, in the same order, with no barrier. */
-static void append_tree(const kiln_rt_spec *spec, rt_store store, int col, int vec, int keep_ndim,
-                        kiln_strbuf *b) {
+static void append_tree(const kiln_rt_spec *spec, int first, rt_store store, int col, int vec,
+                        int keep_ndim, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   int arg = spec->arg != 0;
+  const char *k0 = first ? "k0 + " : ""; /* index_type */
   kiln_strbuf_append(b, "    int64_t x = slot * 32 + lane;\n");
   if (vec == 1) {
     kiln_strbuf_append(b, "    bv[x] = acc;\n");
-    if (arg) kiln_strbuf_append(b, "    bi[x] = ai;\n");
+    if (arg) kiln_strbuf_appendf(b, "    bi[x] = %sai;\n", k0);
   }
   for (int c = 0; c < vec && vec > 1; c++) {
     kiln_strbuf_appendf(b, "    bv[x + %d] = acc%d;\n", c, c);
-    if (arg) kiln_strbuf_appendf(b, "    bi[x + %d] = ai%d;\n", c, c);
+    if (arg) kiln_strbuf_appendf(b, "    bi[x + %d] = %sai%d;\n", c, k0, c);
   }
   /* the row variant's slot is 32 consecutive work-items: its lane tree
    * needs only their barrier (a warp's on CUDA); the column variant's
@@ -355,7 +388,7 @@ static void append_tree(const kiln_rt_spec *spec, rt_store store, int col, int v
                         "      if (p < npairs && lane < s && k0 + lane + s < kend) {\n",
                         sync);
     kiln_strbuf_append(b, "        ");
-    append_combine(b, arg, "bv[x]", "bi[x]", "bv[x + s]", "bi[x + s]");
+    append_combine(b, arg, RT_ANY_ORDER, "bv[x]", "bi[x]", "bv[x + s]", "bi[x + s]");
     kiln_strbuf_append(b, "      }\n");
   } else {
     kiln_strbuf_appendf(b,
@@ -370,7 +403,7 @@ static void append_tree(const kiln_rt_spec *spec, rt_store store, int col, int v
       snprintf(from, sizeof from, "bv[x + %d + s]", c);
       snprintf(fi, sizeof fi, "bi[x + %d + s]", c);
       kiln_strbuf_appendf(b, "        if (k0 + lane + %d + s < kend) ", c);
-      append_combine(b, arg, to, ti, from, fi);
+      append_combine(b, arg, RT_ANY_ORDER, to, ti, from, fi);
     }
     kiln_strbuf_append(b, "      }\n");
   }
@@ -387,7 +420,7 @@ static void append_tree(const kiln_rt_spec *spec, rt_store store, int col, int v
       snprintf(from, sizeof from, "bv[x + %d]", c + s);
       snprintf(fi, sizeof fi, "bi[x + %d]", c + s);
       kiln_strbuf_appendf(b, "      if (k0 + %d < kend) ", c + s);
-      append_combine(b, arg, to, ti, from, fi);
+      append_combine(b, arg, RT_ANY_ORDER, to, ti, from, fi);
     }
   kiln_strbuf_appendf(b, "      %s a = bv[x];\n", acc);
   /* the tail's passes choose at run time: the last has one chunk */
@@ -472,8 +505,8 @@ static void append_pass_loop(const kiln_rt_spec *spec, int first, rt_store store
     if (vec > 1) snprintf(suffix, sizeof suffix, "%d", c);
     kiln_strbuf_appendf(b,
                         "    %s acc%s = %s;\n"
-                        "    int64_t ai%s = 0;\n",
-                        acc, suffix, zero, suffix);
+                        "    %s ai%s = 0;\n",
+                        acc, suffix, zero, index_type(first), suffix);
   }
   kiln_strbuf_append(b, "    if (p < npairs) {\n");
   if (first) append_input_bases(b, spec, keep_ndim, "      ");
@@ -482,7 +515,7 @@ static void append_pass_loop(const kiln_rt_spec *spec, int first, rt_store store
   if (vec > 1) {
     append_vector_lanes(b, spec, vec, batch);
     kiln_strbuf_append(b, "    }\n");
-    append_tree(spec, store, col, vec, keep_ndim, b);
+    append_tree(spec, first, store, col, vec, keep_ndim, b);
     return;
   }
   /* a lane's elements in order: its first, then the rest in batches of
@@ -500,20 +533,21 @@ static void append_pass_loop(const kiln_rt_spec *spec, int first, rt_store store
     snprintf(index, sizeof index, "kk + %d", u * KILN_RT_LANES);
     snprintf(mv[u], sizeof mv[u], "m%d", u);
     snprintf(iv[u], sizeof iv[u], "i%d", u);
-    kiln_strbuf_appendf(b, "          %s %s = %s; int64_t %s = 0;\n", acc, mv[u], zero, iv[u]);
+    kiln_strbuf_appendf(b, "          %s %s = %s; %s %s = 0;\n", acc, mv[u], zero, index_type(first),
+                        iv[u]);
     if (u > 0 && first) kiln_strbuf_appendf(b, "          if (%s < kend)\n", index);
     append_element(b, spec, first, red_ndim, index, mv[u], iv[u]);
   }
   for (int u = 0; u < batch; u++) {
     kiln_strbuf_append(b, "          ");
     if (u > 0) kiln_strbuf_appendf(b, "if (kk + %d < kend) ", u * KILN_RT_LANES);
-    append_combine(b, arg, "acc", "ai", mv[u], iv[u]);
+    append_combine(b, arg, RT_IN_ORDER, "acc", "ai", mv[u], iv[u]);
   }
   kiln_strbuf_append(b, "        }\n");
   kiln_strbuf_append(b,
                      "      }\n"
                      "    }\n");
-  append_tree(spec, store, col, 1, keep_ndim, b);
+  append_tree(spec, first, store, col, 1, keep_ndim, b);
 }
 
 /* The tail of a fused first pass (M == 1): every work-group's partials
@@ -744,7 +778,7 @@ uint64_t kiln_rt_tail_launches(void) { return (uint64_t)atomic_load(&tail_launch
 
 int kiln_rt_tail_fits(const kiln_rt_spec *spec, int64_t partials, uint64_t local) {
   int64_t later = (partials + KILN_RT_CHUNK - 1) / KILN_RT_CHUNK;
-  return !spec->arg && !kiln_dtype_is_complex(spec->acc) && partials > 1 &&
+  return !kiln_dtype_is_complex(spec->acc) && partials > 1 &&
          later <= (int64_t)(local / KILN_RT_LANES);
 }
 

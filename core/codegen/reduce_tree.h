@@ -29,6 +29,7 @@
 /* Unrolling of the vector variant's loop over a whole chunk (measured,
  * reduce_tree.c) */
 #define KILN_RT_VECTOR_UNROLL 2
+#define KILN_RT_ARG_VECTOR_UNROLL 4
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
 /* The batch of loads of the later passes run in a first pass's last
  * work-group (measured, reduce_tree.c) */
@@ -87,11 +88,12 @@ void kiln_rt_source(const kiln_rt_spec *spec, const kiln_rt_pass *pass, const ch
 
 /* Can a first pass of spec run the later passes in its last work-group:
  * the later passes fit one work-group of `local` work-items in one round
- * (a chunk a slot of 32), the accumulator is a real number (the tail
+ * (a chunk a slot of 32), and the accumulator is a real number (the tail
  * reads partials through volatile pointers, which C++ cannot copy as
- * structs), and it is no arg reduction (measured slower: H100, argmax of
- * 1e8 float32 0.204 ms against 0.189 with separate launches). partials:
- * the first pass's chunk count (M == 1). */
+ * structs). Arg reductions too (H100, argmax of 1e8 float32: 0.163 ms
+ * against 0.167 with separate launches; it was slower, 0.204 against
+ * 0.189, while the first pass took 67 registers). partials: the first
+ * pass's chunk count (M == 1). */
 int kiln_rt_tail_fits(const kiln_rt_spec *spec, int64_t partials, uint64_t local);
 
 /* The vector variant's lanes a work-item for spec's inputs: 16 bytes of
