@@ -253,12 +253,7 @@ static void test_tail_again(kiln_context *ctx) {
 /* The generated tail, and where it is not used. */
 static void test_tail_source(kiln_context *ctx) {
   (void)ctx;
-  kiln_rt_spec sum = {.name = "sum",
-                      .ninputs = 1,
-                      .inputs = {KILN_FLOAT32},
-                      .acc = KILN_FLOAT32,
-                      .out = KILN_FLOAT32,
-                      .combine = "return a + b;"};
+  kiln_rt_spec sum = float32_sum_spec();
   kiln_strbuf b = {0};
   kiln_rt_pass pass = {1, 0, 0, 1, 4, 1, 1, 1};
   kiln_rt_source(&sum, &pass, "k", &b);

@@ -36,7 +36,6 @@ static const vcase cases[] = {
 
 /* ---- host references --------------------------------------------------------- */
 
-DEFINE_TREE(tree_f32, float)
 DEFINE_TREE(tree_f64, double)
 
 /* The custom reduction's map, as the device computes it (float). */
@@ -55,7 +54,7 @@ static void reference(const vcase *vc, const void *x, const int32_t *y, int64_t 
       memcpy(&m[k], row + k * 4, 4);
       if (vc->kind == CUSTOM) m[k] = custom_map(m[k], y[r * K + k], k);
     }
-    v = vc->kind == ADD || vc->kind == CUSTOM ? host_tree_sum(m, K) : tree_f32(m, K, 1);
+    v = vc->kind == ADD || vc->kind == CUSTOM ? host_tree_sum(m, K) : host_tree_f32(m, K, 1);
     memcpy(out, &v, 4);
     free(m);
   } else if (vc->kind == ADD && vc->in == KILN_FLOAT64) {
@@ -382,12 +381,7 @@ static void test_vector_wrapped(kiln_context *ctx) {
 /* The generator: which specs get the vector variant, and what it reads. */
 static void test_vector_source(kiln_context *ctx) {
   (void)ctx;
-  kiln_rt_spec sum = {.name = "sum",
-                      .ninputs = 1,
-                      .inputs = {KILN_FLOAT32},
-                      .acc = KILN_FLOAT32,
-                      .out = KILN_FLOAT32,
-                      .combine = "return a + b;"};
+  kiln_rt_spec sum = float32_sum_spec();
   CHECK(kiln_rt_vector_width(&sum) == 4);
   kiln_strbuf b = {0};
   kiln_rt_pass whole = {1, 1, 0, 1, 4, 1, 1, 0};
