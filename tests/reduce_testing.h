@@ -1,6 +1,7 @@
 /* tests/reduce_testing.h: what the reduction tests share: kiln's fixed
  * reduction tree emulated on the host (kiln/reduce.h), whose bits every
- * device must give, and a float32 sum's generator spec. */
+ * device must give, a two-input custom sum and a float32 sum's generator
+ * spec. */
 #ifndef KILN_TESTS_REDUCE_TESTING_H
 #define KILN_TESTS_REDUCE_TESTING_H
 
@@ -44,6 +45,21 @@ DEFINE_TREE(host_tree_f32, float)
 
 /* The float32 sum of x[0..n) in kiln's order (n >= 1). */
 static inline float host_tree_sum(const float *x, int64_t n) { return host_tree_f32(x, n, 0); }
+
+/* A custom reduction float32(float32 x, int32 y) in float32 summing
+ * map_expr (over x, y and kiln_i) from 0, named name; NULL where it
+ * cannot be made. */
+static inline kiln_reduction *make_xy_sum(kiln_context *ctx, const char *name,
+                                          const char *map_expr) {
+  kiln_reduction_desc desc = {.name = name,
+                              .signature = "float32(float32 x, int32 y)",
+                              .accumulator = KILN_FLOAT32,
+                              .map_expr = map_expr,
+                              .reduce_expr = "a + b",
+                              .identity = "0"};
+  kiln_reduction *r = NULL;
+  return kiln_reduction_create(ctx, &desc, &r) == KILN_OK ? r : NULL;
+}
 
 #ifdef KILN_CORE_REDUCE_TREE_H
 /* The generator's spec of a float32 sum, for the tests that include

@@ -18,14 +18,7 @@ static const char *const kind_names[NKINDS] = {"sum float32", "sum float64 (ever
                                                "sum int8", "argmax float32", "custom"};
 
 static kiln_reduction *make_custom(kiln_context *ctx) {
-  kiln_reduction_desc desc = {.name = "tail_custom",
-                              .signature = "float32(float32 x, int32 y)",
-                              .accumulator = KILN_FLOAT32,
-                              .map_expr = "(float)(kiln_i % 7) * x - (float)y",
-                              .reduce_expr = "a + b",
-                              .identity = "0"};
-  kiln_reduction *r = NULL;
-  return kiln_reduction_create(ctx, &desc, &r) == KILN_OK ? r : NULL;
+  return make_xy_sum(ctx, "tail_custom", "(float)(kiln_i % 7) * x - (float)y");
 }
 
 /* Host data for n elements of one kind: x (float32, or float64 at twice

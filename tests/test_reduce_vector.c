@@ -147,14 +147,7 @@ static kiln_array *padded_rows(kiln_context *ctx, kiln_dtype dtype, const void *
 }
 
 static kiln_reduction *make_custom(kiln_context *ctx) {
-  kiln_reduction_desc desc = {.name = "vector_custom",
-                              .signature = "float32(float32 x, int32 y)",
-                              .accumulator = KILN_FLOAT32,
-                              .map_expr = "(float)(kiln_i % 5) * x + (float)y",
-                              .reduce_expr = "a + b",
-                              .identity = "0"};
-  kiln_reduction *r = NULL;
-  return kiln_reduction_create(ctx, &desc, &r) == KILN_OK ? r : NULL;
+  return make_xy_sum(ctx, "vector_custom", "(float)(kiln_i % 5) * x + (float)y");
 }
 
 /* Reduces the rows (axis 1) of a (and b for the custom one) into M
