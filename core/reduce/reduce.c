@@ -426,10 +426,15 @@ typedef struct op_cache {
   } entries[OP_CACHE_SIZE];
 } op_cache;
 
-static void op_cache_free(void *data) {
-  op_cache *c = data;
+/* Drops the kept ops of c (may be NULL). */
+static void op_cache_clear(op_cache *c) {
   for (int i = 0; c && i < c->count; i++) kiln_ufunc_op_free(&c->entries[i].op);
-  free(c);
+  if (c) c->count = 0;
+}
+
+static void op_cache_free(void *data) {
+  op_cache_clear(data);
+  free(data);
 }
 
 kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_operand *identity) {
@@ -447,10 +452,7 @@ kiln_status kiln_ufunc_declare_reducible(kiln_ufunc *ufunc, const kiln_operand *
   ufunc->reducible = 1;
   ufunc->has_identity = identity != NULL;
   if (identity) ufunc->reduce_identity = *identity;
-  /* the kept ops carry the old identity */
-  op_cache *c = ufunc->reduce_ops;
-  for (int i = 0; c && i < c->count; i++) kiln_ufunc_op_free(&c->entries[i].op);
-  if (c) c->count = 0;
+  op_cache_clear(ufunc->reduce_ops); /* the kept ops carry the old identity */
   pthread_mutex_unlock(&ufunc->lock);
   return KILN_OK;
 }
