@@ -3,7 +3,7 @@
  * in 1-D/2-D/3-D, barriers with static and dynamic local memory, atomics on
  * global and local memory, every math function in float32 and float64 and
  * the -f spellings, the fixed-width types, kiln_vload and its vectors,
- * kiln_min/kiln_max/kiln_abs,
+ * kiln_min/kiln_max/kiln_abs, kiln_lane_shuffle_down (where defined),
  * Philox4x32-10 (Random123's known answers and a host implementation) and
  * the rng helpers, and the error a kernel that does not compile gives.
  * Every kernel is a file under tests/kernels (KILN_TEST_KERNEL_DIR). */
@@ -810,6 +810,62 @@ static void test_vector_load(kiln_context *ctx) {
   }
 }
 
+/* kiln_lane_shuffle_down (CUDA: KILN_LANE_SHUFFLE), distances 1 to 16, on
+ * random int32, float32 and int64 values: a work-item whose partner is in
+ * its warp (lane + d < 32) gets the partner's value; backends without it
+ * skip with the reason. */
+static void test_lane_shuffle(kiln_context *ctx) {
+  const int64_t n = 256 * 5, group = 256;
+  kiln_kernel *kernel = harness_kernel(ctx, "lane_shuffle.kl", "lane_shuffle");
+  int32_t *i32 = malloc((size_t)n * sizeof *i32);
+  float *f32 = malloc((size_t)n * sizeof *f32);
+  int64_t *i64 = malloc((size_t)n * sizeof *i64);
+  harness_fill_random(i32, KILN_INT32, n, -1e9, 1e9);
+  harness_fill_random(f32, KILN_FLOAT32, n, -1e6, 1e6);
+  harness_fill_random(i64, KILN_INT64, n, -9e18, 9e18);
+  kiln_array *arrays[7] = {upload(ctx, KILN_INT32, n, i32),   zeros(ctx, KILN_INT32, n),
+                           upload(ctx, KILN_FLOAT32, n, f32), zeros(ctx, KILN_FLOAT32, n),
+                           upload(ctx, KILN_INT64, n, i64),   zeros(ctx, KILN_INT64, n),
+                           zeros(ctx, KILN_INT32, 1)};
+  int ready = kernel != NULL;
+  for (int a = 0; a < 7; a++) ready = ready && arrays[a];
+  static const int32_t distances[] = {1, 2, 4, 8, 16};
+  for (size_t k = 0; ready && k < sizeof distances / sizeof distances[0]; k++) {
+    int32_t d = distances[k];
+    kiln_arg args[8];
+    for (int a = 0; a < 7; a++) args[a] = kiln_arg_array(arrays[a]);
+    args[7] = kiln_arg_int32(d);
+    CHECK_OK(kiln_kernel_launch(kernel, 1, &n, &group, 8, args, NULL));
+    int32_t *found = download(arrays[6]);
+    if (found && !found[0]) {
+      free(found);
+      CHECK_MSG(!harness_backend_is(ctx, "cuda"), "CUDA must define KILN_LANE_SHUFFLE");
+      harness_skip("no lane shuffle on this backend (KILN_LANE_SHUFFLE undefined; CUDA has it)");
+      break;
+    }
+    free(found);
+    int32_t *o32 = download(arrays[1]);
+    float *of32 = download(arrays[3]);
+    int64_t *o64 = download(arrays[5]);
+    for (int64_t i = 0; o32 && of32 && o64 && i < n; i++) {
+      if (i % 32 + d >= 32) continue; /* the partner is in another warp */
+      CHECK_MSG(o32[i] == i32[i + d] && memcmp(&of32[i], &f32[i + d], sizeof(float)) == 0 &&
+                    o64[i] == i64[i + d],
+                "distance %d, work-item %lld: got %d %g %lld, expected %d %g %lld", d,
+                (long long)i, o32[i], of32[i], (long long)o64[i], i32[i + d], f32[i + d],
+                (long long)i64[i + d]);
+    }
+    free(o32);
+    free(of32);
+    free(o64);
+  }
+  release_arrays(arrays, 7);
+  kiln_kernel_release(kernel);
+  free(i32);
+  free(f32);
+  free(i64);
+}
+
 static void test_min_max_int(kiln_context *ctx) {
   const int64_t n = 1000, n3 = 3 * n;
   kiln_kernel *kernel = harness_kernel(ctx, "minmax_int.kl", "minmax_int");
@@ -1262,6 +1318,7 @@ static const harness_test tests[] = {
     {"type_sizes", test_type_sizes},
     {"type_arrays", test_type_arrays},
     {"vector_load", test_vector_load},
+    {"lane_shuffle", test_lane_shuffle},
     {"min_max_int", test_min_max_int},
     {"philox_known_answers", test_philox_known_answers},
     {"rng_f32", test_rng_f32},

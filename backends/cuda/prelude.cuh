@@ -89,6 +89,10 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 
 #define kiln_barrier() __syncthreads()
 #define kiln_barrier32() __syncwarp()
+/* a value of the work-item d places later in the warp (all 32 call it):
+ * the reductions' lane tree on registers */
+#define KILN_LANE_SHUFFLE 1
+#define kiln_lane_shuffle_down(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define kiln_fence() __threadfence()
 
 /* a product the compiler never fuses into a multiply-add (complex
