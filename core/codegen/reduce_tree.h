@@ -30,6 +30,8 @@
  * reduce_tree.c) */
 #define KILN_RT_VECTOR_UNROLL 2
 #define KILN_RT_ARG_VECTOR_UNROLL 4
+/* the runs of vectors a short chunk (a short row) is read in, at least */
+#define KILN_RT_SHORT_RUN 4
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
 /* The batch of loads of the later passes run in a first pass's last
  * work-group (measured, reduce_tree.c) */
