@@ -454,7 +454,48 @@ def known_divergence(c, np_args, np_error, problem):
         return "integer reciprocal(0): NumPy's value is the platform's conversion of inf"
     if c.name == "power" and power_phase_undetermined(c, np_args, problem):
         return "complex power whose phase is lost to rounding (|Im(b log a)| * eps > 1)"
+    if c.name in ("multiply", "square") and product_fused_by_numpy(c, np_args, problem):
+        return ("complex product with both products of a part overflowing: NumPy's SIMD loop "
+                "fuses them (FMA), kiln rounds each (inf - inf = NaN)")
     return None
+
+
+def product_fused_by_numpy(c, np_args, problem):
+    """Whether a complex multiply/square divergence is NumPy's FMA. Its
+    array loops (npyv_muladdsub, on CPUs with FMA: x86-64-v3 and up) give
+    re = fma(a.re, b.re, -(a.im b.im)), im = fma(a.re, b.im, a.im b.re), so
+    where both products of a part overflow, NumPy's part is the second
+    product, rounded to +-inf; kiln rounds each product, as C99 Annex G and
+    NumPy's scalar path do, and gets inf - inf = NaN there. True when kiln
+    has exactly the separately rounded parts and NumPy the fused ones."""
+    m = re.search(r"at flat (\d+): numpy np\.complex\d+\(([^)]*)\), "
+                  r"kiln np\.complex\d+\(([^)]*)\)", problem)
+    dt = np.dtype(c.loop_dtypes[0]) if c.loop_dtypes else None
+    if not m or dt is None or dt.kind != "c":
+        return False
+    args = [np.asarray(x) for x in np_args][:2]
+    if c.name == "square":
+        args = args[:1] * 2
+    try:
+        a, b = (np.broadcast_arrays(*args)[k].ravel()[int(m.group(1))] for k in (0, 1))
+        want, got = complex(m.group(2)), complex(m.group(3))
+    except (ValueError, IndexError):
+        return False
+    real = np.float32 if dt == np.complex64 else np.float64
+    with np.errstate(all="ignore"):
+        ar, ai, br, bi = real(a.real), real(a.imag), real(b.real), real(b.imag)
+        second = (-(ai * bi), ai * br)  # the product each fused part adds
+        separate = ((ar * br) - (ai * bi), (ar * bi) + (ai * br))
+        first_finite = (np.isfinite(ar) and np.isfinite(br), np.isfinite(ar) and np.isfinite(bi))
+        fused = tuple(s if np.isinf(s) and f else r
+                      for s, f, r in zip(second, first_finite, separate))
+
+    def same(x, y):
+        return x == y or (np.isnan(x) and np.isnan(y))
+    parts = lambda z: (z.real, z.imag)
+    return (any(np.isnan(r) and np.isinf(f) for r, f in zip(separate, fused))
+            and all(same(g, r) for g, r in zip(parts(got), separate))
+            and all(same(w, f) for w, f in zip(parts(want), fused)))
 
 
 def power_phase_undetermined(c, np_args, problem):
