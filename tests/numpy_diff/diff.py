@@ -468,18 +468,16 @@ def product_fused_by_numpy(c, np_args, problem):
     product, rounded to +-inf; kiln rounds each product, as C99 Annex G and
     NumPy's scalar path do, and gets inf - inf = NaN there. True when kiln
     has exactly the separately rounded parts and NumPy the fused ones."""
-    m = re.search(r"at flat (\d+): numpy np\.complex\d+\(([^)]*)\), "
-                  r"kiln np\.complex\d+\(([^)]*)\)", problem)
+    m = re.search(r"numpy np\.complex\d+\(([^)]*)\), kiln np\.complex\d+\(([^)]*)\)",
+                  problem)
     dt = np.dtype(c.loop_dtypes[0]) if c.loop_dtypes else None
-    if not m or dt is None or dt.kind != "c":
+    at = inputs_at_flat(np_args, problem)
+    if not m or not at or dt is None or dt.kind != "c":
         return False
-    args = [np.asarray(x) for x in np_args][:2]
-    if c.name == "square":
-        args = args[:1] * 2
+    a, b = (at[1][0], at[1][0]) if c.name == "square" else at[1][:2]
     try:
-        a, b = (np.broadcast_arrays(*args)[k].ravel()[int(m.group(1))] for k in (0, 1))
-        want, got = complex(m.group(2)), complex(m.group(3))
-    except (ValueError, IndexError):
+        want, got = complex(m.group(1)), complex(m.group(2))
+    except ValueError:
         return False
     real = np.float32 if dt == np.complex64 else np.float64
     with np.errstate(all="ignore"):
@@ -503,32 +501,38 @@ def power_phase_undetermined(c, np_args, problem):
     cannot carry: a^b = exp(w), w = b log a, and where |Im w| is above
     1/eps of the loop's dtype, one ulp of w (from one ulp of log a) turns
     the result by over a radian, so signs and directions are noise."""
-    m = re.search(r"at flat (\d+)", problem)
     dt = np.dtype(c.loop_dtypes[0]) if c.loop_dtypes else None
-    if not m or dt is None or dt.kind != "c" or len(np_args) != 2:
+    at = inputs_at_flat(np_args, problem)
+    if not at or dt is None or dt.kind != "c" or len(np_args) != 2:
         return False
-    try:
-        a, b = (np.broadcast_arrays(*[np.asarray(x) for x in np_args])[k].ravel()[int(m.group(1))]
-                for k in (0, 1))
-    except (ValueError, IndexError):
-        return False
+    a, b = at[1]
     with np.errstate(all="ignore"):
         w = complex(b) * np.log(complex(a))
     return bool(np.isfinite(w.imag)) and abs(w.imag) * float(np.finfo(dt).eps) > 1
 
 
-def inputs_at(np_args, problem):
-    """The inputs' values (broadcast) at the flat index a problem names, as
-    a line to print; "" where it names none."""
+def inputs_at_flat(np_args, problem):
+    """(i, the inputs' values broadcast, at flat index i) for the index a
+    problem names; None where it names none (or the inputs do not
+    broadcast to it)."""
     m = re.search(r"at flat (\d+)", problem)
     if not m:
-        return ""
+        return None
     i = int(m.group(1))
     try:
         arrays = np.broadcast_arrays(*[np.asarray(a) for a in np_args])
-        return "\n  inputs at flat %d: %s" % (i, ", ".join(repr(a.ravel()[i]) for a in arrays))
+        return i, tuple(a.ravel()[i] for a in arrays)
     except (ValueError, IndexError):
+        return None
+
+
+def inputs_at(np_args, problem):
+    """The inputs' values at the flat index a problem names, as a line to
+    print; "" where it names none."""
+    at = inputs_at_flat(np_args, problem)
+    if not at:
         return ""
+    return "\n  inputs at flat %d: %s" % (at[0], ", ".join(repr(v) for v in at[1]))
 
 
 def run_batch(driver, cases):
