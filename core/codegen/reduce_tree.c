@@ -379,6 +379,17 @@ void kiln_rt_append_helpers(const kiln_rt_spec *spec, kiln_strbuf *b) {
  * says (one chunk: the output). */
 typedef enum { RT_STORE_PARTIAL, RT_STORE_OUT, RT_STORE_EITHER } rt_store;
 
+/* The lane tree's last steps, s < vec: the slot's first work-item pairs
+ * its own lanes (v[c], i[c]: their value and index expressions) in the
+ * tree's order, skipping lanes past the chunk's end. */
+static void append_own_lane_pairs(kiln_strbuf *b, int arg, int vec, char v[][16], char i[][16]) {
+  for (int s = vec / 2; s > 0; s /= 2)
+    for (int c = 0; c < s; c++) {
+      kiln_strbuf_appendf(b, "      if (k0 + %d < kend) ", c + s);
+      append_combine(b, arg, RT_ANY_ORDER, v[c], i[c], v[c + s], i[c + s]);
+    }
+}
+
 /* Whether the row variants' lane tree may run on registers where the
  * backend can move a value between the work-items of a warp
  * (KILN_LANE_SHUFFLE): accumulators of 4 or 8 bytes, real. */
@@ -401,7 +412,7 @@ static int lane_shuffle_fits(const kiln_rt_spec *spec) {
 static void append_shuffle_tree(const kiln_rt_spec *spec, int first, int vec, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   int arg = spec->arg != 0;
-  char av[4][8], aiv[4][8], tv[4][8], tiv[4][8];
+  char av[4][16], aiv[4][16], tv[4][8], tiv[4][8];
   for (int c = 0; c < vec; c++) {
     /* the lanes' variables: acc, ai (vec 1) or acc0, ai0, acc1, ... */
     snprintf(av[c], sizeof av[c], vec > 1 ? "acc%d" : "acc", c);
@@ -427,11 +438,7 @@ static void append_shuffle_tree(const kiln_rt_spec *spec, int first, int vec, ki
     kiln_strbuf_append(b, "      }\n    }\n");
   }
   kiln_strbuf_append(b, "    if (p < npairs && lane == 0) {\n");
-  for (int s = vec / 2; s > 0; s /= 2)
-    for (int c = 0; c < s; c++) {
-      kiln_strbuf_appendf(b, "      if (k0 + %d < kend) ", c + s);
-      append_combine(b, arg, RT_ANY_ORDER, av[c], aiv[c], av[c + s], aiv[c + s]);
-    }
+  append_own_lane_pairs(b, arg, vec, av, aiv);
   kiln_strbuf_appendf(b, "      bv[x] = %s;\n", av[0]);
   if (arg) kiln_strbuf_appendf(b, "      bi[x] = %s%s;\n", first ? "k0 + " : "", aiv[0]);
   kiln_strbuf_append(b, "#else\n");
@@ -496,16 +503,12 @@ static void append_tree(const kiln_rt_spec *spec, int first, rt_store store, int
                       "    }\n"
                       "    if (p < npairs && lane == 0) {\n",
                       sync);
-  for (int s = vec / 2; s > 0; s /= 2)
-    for (int c = 0; c < s; c++) {
-      char to[32], ti[32], from[32], fi[32];
-      snprintf(to, sizeof to, "bv[x + %d]", c);
-      snprintf(ti, sizeof ti, "bi[x + %d]", c);
-      snprintf(from, sizeof from, "bv[x + %d]", c + s);
-      snprintf(fi, sizeof fi, "bi[x + %d]", c + s);
-      kiln_strbuf_appendf(b, "      if (k0 + %d < kend) ", c + s);
-      append_combine(b, arg, RT_ANY_ORDER, to, ti, from, fi);
-    }
+  char lv[4][16], li[4][16];
+  for (int c = 0; c < vec && c < 4; c++) {
+    snprintf(lv[c], sizeof lv[c], "bv[x + %d]", c);
+    snprintf(li[c], sizeof li[c], "bi[x + %d]", c);
+  }
+  append_own_lane_pairs(b, arg, vec, lv, li);
   if (shuffle) kiln_strbuf_append(b, "#endif\n");
   kiln_strbuf_appendf(b, "      %s a = bv[x];\n", acc);
   /* the tail's passes choose at run time: the last has one chunk */
