@@ -1,31 +1,11 @@
 /* backends/gpu/gpu_device.c: probing, device properties, opening and
  * closing a device, shared by the CUDA and HIP backends. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/gpu/gpu_internal.h"
 #include "core/runtime/log.h"
-
-kiln_status gpu_enter(kiln_backend_device *device) {
-  return device->runtime->context_enter(device->ordinal, device->context);
-}
-
-void gpu_leave(kiln_backend_device *device) {
-  device->runtime->context_leave(device->context);
-}
-
-kiln_status gpu_error_context(const kiln_backend_device *device,
-                              kiln_status status, const char *format, ...) {
-  char what[256];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(what, sizeof what, format, args);
-  va_end(args);
-  return kiln_error_prefix(status, "%s device %d: %s", device->runtime->name,
-                           device->ordinal, what);
-}
 
 kiln_status gpu_probe(const gpu_runtime *runtime,
                       const kiln_backend_config *config, int *device_count) {

@@ -49,8 +49,8 @@ struct kiln_backend_function {
   size_t dynamic_shared_limit; /* dynamic shared bytes the driver allows now */
 };
 
-/* Makes the device's context current on this thread (CUDA push, HIP
- * set-device); the detail names the device on failure. */
+/* gpu_context.c: makes the device's context current on this thread (CUDA
+ * push, HIP set-device); the detail names the device on failure. */
 kiln_status gpu_enter(kiln_backend_device *device);
 /* Undoes gpu_enter. */
 void gpu_leave(kiln_backend_device *device);

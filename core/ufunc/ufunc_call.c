@@ -187,8 +187,14 @@ kiln_status kiln_ufunc_broadcast(const kiln_ufunc *u, const kiln_operand *inputs
   return KILN_OK;
 }
 
-kiln_status kiln_ufunc_launch(kiln_ufunc *u, const kiln_ufunc_plan *plan,
-                              const kiln_array *const *views, kiln_stream *stream) {
+/* Launches the plan's signature over `views`: one array of the broadcast
+ * (or chunk) shape per non-BY_VALUE operand, in operand order, all of one
+ * shape. Nothing runs for an empty shape. A ufunc plan's `launch` hook
+ * (self: the kiln_ufunc), so that the host path (ufunc_host.c) reaches it
+ * through the plan, not by calling back into this file. */
+static kiln_status launch_views(void *self, const kiln_ufunc_plan *plan,
+                                const kiln_array *const *views, kiln_stream *stream) {
+  kiln_ufunc *u = self;
   int noperands = u->nin + u->nout - plan->nscalars;
   if (views[0]->size == 0) return KILN_OK;
   /* the memory pool's stream rule (kiln/memory.h) */
@@ -234,14 +240,14 @@ static kiln_status run_device(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_s
     pointers[n++] = v;
   }
   if (n == 0 || plan->size == 0) return KILN_OK;
-  return kiln_ufunc_launch(u, plan, pointers, stream);
+  return launch_views(u, plan, pointers, stream);
 }
 
-int kiln_ufunc_plan_operands(const kiln_ufunc *u, const kiln_operand *inputs,
+int kiln_ufunc_plan_operands(kiln_ufunc *u, const kiln_operand *inputs,
                              const kiln_operand *outputs, kiln_ufunc_plan *plan) {
   memset(plan->core_ndim, 0, sizeof plan->core_ndim);
-  plan->launch = NULL;
-  plan->launch_self = NULL;
+  plan->launch = launch_views;
+  plan->launch_self = u;
   plan->nin = u->nin;
   plan->nout = u->nout;
   int any_host = 0;

@@ -267,10 +267,7 @@ static kiln_status run_chunk(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_uf
     }
   }
   if (!slot->stream) KILN_RETURN_IF_ERROR(kiln_stream_create(ctx, &slot->stream));
-  if (plan->launch)
-    KILN_RETURN_IF_ERROR(plan->launch(plan->launch_self, plan, pointers, slot->stream));
-  else
-    KILN_RETURN_IF_ERROR(kiln_ufunc_launch(u, plan, pointers, slot->stream));
+  KILN_RETURN_IF_ERROR(plan->launch(plan->launch_self, plan, pointers, slot->stream));
   int64_t box_size = 1;
   for (int d = 0; d < plan->ndim; d++) box_size *= box[d];
   for (int j = plan->nin; j < plan->nin + plan->nout; j++) {

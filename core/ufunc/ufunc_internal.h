@@ -136,7 +136,11 @@ typedef struct kiln_ufunc_operand_plan {
 
 typedef struct kiln_ufunc_plan kiln_ufunc_plan;
 
-/* Runs a plan over views (see kiln_ufunc_launch); a plan's `launch` hook. */
+/* Runs a plan over views: one array of the broadcast (or chunk) shape per
+ * non-BY_VALUE operand, in operand order (with the core dims after the loop
+ * dims for gufuncs); nothing runs for an empty shape. A plan's `launch`
+ * hook: the host path (ufunc_host.c) launches through it, so it calls no
+ * file above it (ufunc_call.c, gufunc_call.c). */
 typedef kiln_status (*kiln_ufunc_launcher)(void *self, const kiln_ufunc_plan *plan,
                                            const kiln_array *const *views,
                                            kiln_stream *stream);
@@ -154,8 +158,8 @@ struct kiln_ufunc_plan {
   /* Generalized ufuncs (core/gufunc/): operand j's views have core_ndim[j]
    * more dims after the loop dims, of core_shape[j] and byte strides
    * core_strides[j] (its device array's or host memory's), and `launch`
-   * runs views of loop + core dims. Ufuncs: core_ndim 0, launch NULL
-   * (kiln_ufunc_launch), as kiln_ufunc_plan_operands sets them. */
+   * runs views of loop + core dims. Ufuncs: core_ndim 0, launch the
+   * ufunc's own launcher, as kiln_ufunc_plan_operands sets them. */
   int core_ndim[KILN_UFUNC_MAX_OPERANDS];
   int64_t core_shape[KILN_UFUNC_MAX_OPERANDS][KILN_UFUNC_MAX_CORE_DIMS];
   int64_t core_strides[KILN_UFUNC_MAX_OPERANDS][KILN_UFUNC_MAX_CORE_DIMS];
@@ -175,10 +179,11 @@ kiln_status kiln_ufunc_dispatch(const kiln_ufunc *ufunc, const kiln_operand *inp
 kiln_status kiln_ufunc_check_operand(const kiln_ufunc *u, int output, int index,
                                      const kiln_operand *o);
 
-/* Fills plan->nin/nout and each operand's where/array/dtype/offset/host
- * from the operands (already checked); returns nonzero when any operand is
- * host memory. */
-int kiln_ufunc_plan_operands(const kiln_ufunc *u, const kiln_operand *inputs,
+/* Fills plan->nin/nout, each operand's where/array/dtype/offset/host
+ * from the operands (already checked), core_ndim 0 and `launch` the ufunc's
+ * launcher (a gufunc sets its own after); returns nonzero when any operand
+ * is host memory. */
+int kiln_ufunc_plan_operands(kiln_ufunc *u, const kiln_operand *inputs,
                              const kiln_operand *outputs, kiln_ufunc_plan *plan);
 
 /* NumPy broadcasting of the operands into plan->ndim/shape/size and each
@@ -217,12 +222,6 @@ void kiln_ufunc_append_body_function(const kiln_ufunc *ufunc, const kiln_ufunc_s
 
 /* Writes the kernel's entry-point name for ufunc (>= 80 bytes). */
 void kiln_ufunc_entry(const kiln_ufunc *ufunc, char *out, size_t size);
-
-/* Launches the plan's signature over `views`: one array of the broadcast
- * (or chunk) shape per non-BY_VALUE operand, in operand order, all of one
- * shape. Nothing runs for an empty shape. */
-kiln_status kiln_ufunc_launch(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
-                              const kiln_array *const *views, kiln_stream *stream);
 
 /* Runs a plan with host operands through pinned staging in chunks (of the
  * loop dims, core dims whole); returns when all is written. NEW outputs
