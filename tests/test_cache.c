@@ -841,6 +841,211 @@ static void test_eviction(kiln_context *harness_ctx) {
   free(dir);
 }
 
+/* ---- trust: only the user's own, unwritable-by-others files are loaded -- */
+
+/* The factor cache_scale (source variant `variant`, no options) applies on
+ * this context: 3 when compiled from source, 5 when a planted binary built
+ * with -DSCALE=5 was loaded; 0 on failure. */
+static int observed_scale(kiln_context *ctx, int variant) {
+  char *base = harness_load_kernel("cache.kl");
+  if (!base || !ctx) return 0;
+  char *source = malloc(strlen(base) + 64);
+  sprintf(source, "%s\n/* variant %d */\n", base, variant);
+  int64_t n = 97;
+  float host[97], back[97];
+  harness_fill_random(host, KILN_FLOAT32, n, 1.0, 4.0);
+  kiln_kernel *kernel = NULL;
+  kiln_array *x = NULL, *out = NULL;
+  kiln_status s = kiln_kernel_create(ctx, source, "cache_scale", NULL, &kernel);
+  if (s == KILN_OK) s = kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &x);
+  if (s == KILN_OK) s = kiln_array_empty(ctx, KILN_FLOAT32, 1, &n, &out);
+  if (s == KILN_OK) {
+    kiln_arg args[3] = {kiln_arg_int64(n), kiln_arg_array(x), kiln_arg_array(out)};
+    s = kiln_kernel_launch(kernel, 1, &n, NULL, 3, args, NULL);
+  }
+  if (s == KILN_OK) s = kiln_array_to_host(out, back, NULL);
+  int scale = 0;
+  if (s != KILN_OK) harness_fail(__FILE__, __LINE__, "cache_scale: %s", kiln_last_error());
+  for (int factor = 3; s == KILN_OK && factor <= 5 && !scale; factor += 2) {
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++)
+      bad += fabs(back[i] - (factor * host[i] + (float)(i % 7))) > 1e-5 * (1.0 + factor * 4);
+    if (!bad) scale = factor;
+  }
+  kiln_array_release(out);
+  kiln_array_release(x);
+  kiln_kernel_release(kernel);
+  free(source);
+  free(base);
+  return scale;
+}
+
+/* The one entry of dir (its name into name), or 0. */
+static int only_entry(const char *dir, char name[KILN_DISK_ENTRY_NAME_SIZE]) {
+  entry_list list;
+  list_entries(dir, &list);
+  CHECK_MSG(list.count == 1, "%s holds %d entries, 1 expected", dir, list.count);
+  if (list.count != 1) return 0;
+  snprintf(name, KILN_DISK_ENTRY_NAME_SIZE, "%s", list.names[0]);
+  return 1;
+}
+
+/* What another user would plant: the key of cache_scale (variant, no
+ * options) with the binary of the same kernel built with -DSCALE=5, under
+ * a valid checksum. Into *file (caller frees); 0 on failure. */
+static int make_planted(int variant, unsigned char **file, size_t *size,
+                        char name[KILN_DISK_ENTRY_NAME_SIZE]) {
+  char *honest = temp_dir(), *other = temp_dir();
+  char other_name[KILN_DISK_ENTRY_NAME_SIZE];
+  int ok = 0;
+  kiln_context *ctx = open_context(honest, 1, 0);
+  CHECK(observed_scale(ctx, variant) == 3);
+  kiln_context_release(ctx);
+  ctx = open_context(other, 1, 0);
+  CHECK(run_kernel(ctx, "cache_scale", variant, 5, 33));
+  kiln_context_release(ctx);
+  if (honest && other && only_entry(honest, name) && only_entry(other, other_name)) {
+    char path[4200];
+    size_t honest_size = 0, other_size = 0;
+    snprintf(path, sizeof path, "%s/%s", honest, name);
+    unsigned char *mine = read_all(path, &honest_size);
+    snprintf(path, sizeof path, "%s/%s", other, other_name);
+    unsigned char *theirs = read_all(path, &other_size);
+    if (mine && theirs && honest_size > 64 && other_size > 64) {
+      size_t key_length = (size_t)get_le(mine + 16, 8);
+      size_t payload_size = (size_t)get_le(theirs + 24, 8);
+      const unsigned char *payload = theirs + other_size - payload_size;
+      *size = 64 + key_length + payload_size;
+      *file = malloc(*size);
+      kiln_disk_cache_header(*file, (const char *)mine + 64, key_length, payload, payload_size);
+      memcpy(*file + 64, mine + 64, key_length);
+      memcpy(*file + 64 + key_length, payload, payload_size);
+      ok = 1;
+    }
+    free(mine);
+    free(theirs);
+  }
+  if (honest) remove_tree(honest);
+  if (other) remove_tree(other);
+  free(honest);
+  free(other);
+  return ok;
+}
+
+/* Plants the entry into dir/name (mode 0600, this user's). */
+static void plant(const char *dir, const char *name, const unsigned char *file, size_t size) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  unlink(path);
+  write_all(path, file, size);
+  CHECK(chmod(path, 0600) == 0);
+}
+
+/* After a refused entry: a regular file of this user, mode 0600, valid. */
+static void check_replaced(const char *dir, const char *name) {
+  char path[4200];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+  CHECK_MSG((st.st_mode & 0777) == 0600, "entry mode %o", (unsigned)(st.st_mode & 0777));
+  CHECK(st.st_uid == geteuid());
+  CHECK(entry_valid(dir, name));
+}
+
+typedef enum plant_kind {
+  PLANT_TRUSTED, PLANT_GROUP_WRITABLE, PLANT_OTHERS_WRITABLE, PLANT_SYMLINK, PLANT_OTHER_OWNER,
+  PLANT_DIR_GROUP_WRITABLE, PLANT_DIR_OTHER_OWNER, PLANT_COUNT
+} plant_kind;
+
+static const char *plant_names[PLANT_COUNT] = {
+    "trusted plant (control)", "group-writable entry", "others-writable entry",
+    "symlinked entry", "entry of another user", "group-writable directory",
+    "directory of another user"};
+
+static void test_trust(kiln_context *harness_ctx) {
+  record_device(harness_ctx);
+  /* what kiln makes: the directory (and the missing parents) 0700, entries 0600 */
+  char *base = temp_dir();
+  if (!base) return;
+  char dir[4200], parent[4200];
+  snprintf(parent, sizeof parent, "%s/made", base);
+  snprintf(dir, sizeof dir, "%s/made/cache", base);
+  mode_t old_mask = umask(0); /* the modes must not depend on the umask */
+  kiln_context *ctx = open_context(dir, 1, 0);
+  CHECK(observed_scale(ctx, 70) == 3);
+  kiln_context_release(ctx);
+  umask(old_mask);
+  struct stat st;
+  char name[KILN_DISK_ENTRY_NAME_SIZE], path[4200];
+  CHECK(stat(parent, &st) == 0 && (st.st_mode & 0777) == 0700);
+  CHECK_MSG(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700, "directory mode %o",
+            (unsigned)(st.st_mode & 0777));
+  if (only_entry(dir, name)) check_replaced(dir, name);
+  remove_tree(base);
+  free(base);
+
+  unsigned char *planted = NULL;
+  size_t planted_size = 0;
+  if (!make_planted(71, &planted, &planted_size, name)) return;
+  int root = geteuid() == 0;
+  for (int kind = 0; kind < PLANT_COUNT; kind++) {
+    harness_current = plant_names[kind];
+    if (!root && (kind == PLANT_OTHER_OWNER || kind == PLANT_DIR_OTHER_OWNER)) {
+      printf("  %s: not checked: only root can give a file to another user here\n",
+             plant_names[kind]);
+      continue;
+    }
+    char *d = temp_dir();
+    if (!d) break;
+    CHECK(chmod(d, 0700) == 0);
+    snprintf(path, sizeof path, "%s/%s", d, name);
+    char elsewhere[4200];
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", d);
+    if (kind == PLANT_SYMLINK) {
+      plant(d, "elsewhere", planted, planted_size);
+      CHECK(symlink(elsewhere, path) == 0);
+    } else {
+      plant(d, name, planted, planted_size);
+    }
+    if (kind == PLANT_GROUP_WRITABLE) CHECK(chmod(path, 0620) == 0);
+    if (kind == PLANT_OTHERS_WRITABLE) CHECK(chmod(path, 0602) == 0);
+    if (kind == PLANT_OTHER_OWNER) CHECK(chown(path, 65534, 65534) == 0);
+    if (kind == PLANT_DIR_GROUP_WRITABLE) CHECK(chmod(d, 0770) == 0);
+    if (kind == PLANT_DIR_OTHER_OWNER) CHECK(chown(d, 65534, 65534) == 0);
+    struct stat before;
+    CHECK(lstat(path, &before) == 0);
+    ctx = open_context(d, 1, 0);
+    int scale = observed_scale(ctx, 71);
+    kiln_context_release(ctx);
+    if (kind == PLANT_TRUSTED) {
+      /* the plant is a valid entry: loaded when nothing is wrong with it,
+       * which shows the refusals below are the trust checks' doing */
+      CHECK_MSG(scale == 5, "the planted binary was not loaded (scale %d)", scale);
+    } else {
+      CHECK_MSG(scale == 3, "the planted binary was loaded (scale %d)", scale);
+    }
+    struct stat after;
+    CHECK(lstat(path, &after) == 0);
+    if (kind == PLANT_DIR_GROUP_WRITABLE || kind == PLANT_DIR_OTHER_OWNER) {
+      /* nothing is read from or written into an untrusted directory */
+      CHECK(after.st_ino == before.st_ino);
+      entry_list list;
+      list_entries(d, &list);
+      CHECK(list.count == 1 && list.temps == 0);
+      CHECK(chown(d, geteuid(), getegid()) == 0 && chmod(d, 0700) == 0);
+    } else if (kind != PLANT_TRUSTED) {
+      check_replaced(d, name);
+      /* the symbolic link itself was replaced, not the file it pointed at */
+      if (kind == PLANT_SYMLINK) CHECK(lstat(elsewhere, &st) == 0 && st.st_size ==
+                                       (off_t)planted_size);
+    }
+    remove_tree(d);
+    free(d);
+  }
+  harness_current = "trust";
+  free(planted);
+}
+
 /* The entry format checks on their own, without a device. */
 static void test_format_checks(kiln_context *harness_ctx) {
   record_device(harness_ctx);
@@ -918,6 +1123,7 @@ static const harness_test tests[] = {
     {"cache_off", test_cache_off},
     {"settings", test_settings},
     {"eviction", test_eviction},
+    {"trust", test_trust},
     {0}};
 
 int main(int argc, char **argv) {

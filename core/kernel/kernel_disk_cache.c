@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,18 +162,14 @@ kiln_status kiln_disk_cache_check(const void *file, size_t size, const char *key
   return KILN_OK;
 }
 
-/* The whole file into a malloc'd buffer; NULL with errno (EFBIG past
- * limit) on failure. */
-static unsigned char *read_file(const char *path, uint64_t limit, size_t *size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
+/* The whole file of fd (closed here) into a malloc'd buffer; NULL with
+ * errno (EFBIG past limit) on failure. */
+static unsigned char *read_file(int fd, uint64_t limit, size_t *size) {
   unsigned char *data = NULL;
   struct stat st;
   int error = 0;
   if (fstat(fd, &st) != 0) {
     error = errno;
-  } else if (!S_ISREG(st.st_mode)) {
-    error = EISDIR;
   } else if ((uint64_t)st.st_size > limit || (uint64_t)st.st_size > SIZE_MAX - 1) {
     error = EFBIG;
   } else if (!(data = malloc((size_t)st.st_size + 1))) {
@@ -196,16 +193,88 @@ static unsigned char *read_file(const char *path, uint64_t limit, size_t *size) 
   return data;
 }
 
+/* Reports a refused or unusable cache: the context's first at warn, later
+ * ones at debug (a refused directory would otherwise warn per kernel). */
+KILN_PRINTF(2, 3)
+static void warn_once(kiln_context *ctx, const char *format, ...) {
+  int first = atomic_exchange(&ctx->disk_cache_warned, 1) == 0;
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  kiln_log(first ? KILN_LOG_WARN : KILN_LOG_DEBUG, "disk cache: %s%s", line,
+           first ? " (further messages at KILN_LOG=debug)" : "");
+}
+
+/* Why a file or directory of the cache is not to be trusted, or NULL: only
+ * what the current user owns and nobody else may write can hold code this
+ * process will run (on PoCL a cached binary is native code). */
+static const char *untrusted(const struct stat *st) {
+  if (st->st_uid != geteuid()) return "owned by another user";
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others";
+  return NULL;
+}
+
+/* Opens the cache directory (which may be reached through a symbolic link)
+ * for *at calls; -1 with the reason logged when it is missing (create 0:
+ * at debug), not a directory, or untrusted. */
+static int open_directory(kiln_context *ctx, int create) {
+  const char *dir = ctx->disk_cache.dir;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT && !create)
+      kiln_log(KILN_LOG_DEBUG, "disk cache: no directory %s yet", dir);
+    else
+      warn_once(ctx, "cannot open the directory %s (%s); kernels are compiled", dir,
+                strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  const char *why = fstat(fd, &st) != 0 ? strerror(errno) : untrusted(&st);
+  if (why) {
+    warn_once(ctx, "directory %s refused: %s (kiln makes it 0700; fix or remove it); "
+              "kernels are compiled and not stored", dir, why);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 kiln_backend_module *kiln_disk_cache_load(kiln_context *ctx, const kiln_disk_entry *entry) {
   const char *path = kiln_strbuf_text(&entry->path);
+  int dir = open_directory(ctx, 0);
+  if (dir < 0) return NULL;
   size_t size = 0;
-  unsigned char *file = read_file(path, ctx->disk_cache.max_bytes, &size);
+  unsigned char *file = NULL;
+  /* O_NOFOLLOW: a symbolic link could point at anybody's file */
+  int fd = openat(dir, entry->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat st;
+  const char *why = NULL;
+  if (fd < 0) {
+    why = errno == ELOOP ? "a symbolic link" : NULL;
+  } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+  } else {
+    why = untrusted(&st);
+  }
+  if (fd >= 0 && !why) {
+    file = read_file(fd, ctx->disk_cache.max_bytes, &size);
+  } else if (fd >= 0) {
+    close(fd);
+  }
+  if (why) {
+    kiln_log(KILN_LOG_WARN, "disk cache: %s refused, %s; compiling and replacing it", path, why);
+    close(dir);
+    return NULL;
+  }
   if (!file) {
     if (errno == ENOENT)
       kiln_log(KILN_LOG_DEBUG, "disk cache: no %s", entry->name);
     else
       kiln_log(KILN_LOG_WARN, "disk cache: cannot read %s (%s); compiling", path,
                strerror(errno));
+    close(dir);
     return NULL;
   }
   const void *payload = NULL;
@@ -219,10 +288,11 @@ kiln_backend_module *kiln_disk_cache_load(kiln_context *ctx, const kiln_disk_ent
     kiln_log(KILN_LOG_WARN, "disk cache: the %s driver refused %s: %s; compiling and "
              "replacing it", ctx->ops->name, path, kiln_last_error());
   free(file);
-  if (!module) return NULL;
   /* mark it used for the least-recently-used eviction */
-  if (utimensat(AT_FDCWD, path, NULL, 0) != 0)
+  if (module && utimensat(dir, entry->name, NULL, AT_SYMLINK_NOFOLLOW) != 0)
     kiln_log(KILN_LOG_DEBUG, "disk cache: cannot mark %s used: %s", path, strerror(errno));
+  close(dir);
+  if (!module) return NULL;
   kiln_log(KILN_LOG_DEBUG, "disk cache: loaded %s (%zu bytes)", entry->name, size);
   return module;
 }
@@ -235,7 +305,9 @@ static void write_failed(kiln_context *ctx, const char *what, const char *path, 
            what, path, strerror(error), first ? " (further failures at KILN_LOG=debug)" : "");
 }
 
-/* mkdir -p; 0 or -1 with errno. */
+/* mkdir -p, each new directory 0700 (the cache holds code: nobody else
+ * may write it, and its kernels are nobody else's business); 0 or -1 with
+ * errno. */
 static int make_directories(const char *dir) {
   size_t length = strlen(dir);
   char *path = malloc(length + 1);
@@ -249,7 +321,7 @@ static int make_directories(const char *dir) {
     if (path[i] != '/' && path[i] != '\0') continue;
     char saved = path[i];
     path[i] = '\0';
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) result = -1;
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) result = -1;
     path[i] = saved;
   }
   int error = errno;
@@ -303,10 +375,13 @@ static int is_entry_name(const char *name) {
 /* Removes the least recently used entries until the directory holds at
  * most max_bytes of them, and temporary files left by dead writers. Other
  * processes may evict at the same time: a file gone already is fine. */
-static void evict(kiln_context *ctx) {
-  const char *dir_path = ctx->disk_cache.dir;
-  DIR *dir = opendir(dir_path);
-  if (!dir) return;
+static void evict(kiln_context *ctx, int dir_fd) {
+  int own_fd = dup(dir_fd);
+  DIR *dir = own_fd < 0 ? NULL : fdopendir(own_fd);
+  if (!dir) {
+    if (own_fd >= 0) close(own_fd);
+    return;
+  }
   cached_file *files = NULL;
   size_t count = 0, capacity = 0;
   uint64_t total = 0;
@@ -368,14 +443,16 @@ static void write_entry(kiln_context *ctx, const char *name, const char *key, si
     write_failed(ctx, "create the directory", dir, errno);
     return;
   }
-  kiln_strbuf temp = {0}, path = {0};
-  kiln_strbuf_appendf(&temp, "%s/" TEMP_PREFIX "%.16s.%ld.%u", dir, name, (long)getpid(),
-                      atomic_fetch_add(&sequence, 1));
+  int dir_fd = open_directory(ctx, 1);
+  if (dir_fd < 0) return;
+  char temp[KILN_DISK_ENTRY_NAME_SIZE + 64];
+  snprintf(temp, sizeof temp, TEMP_PREFIX "%.16s.%ld.%u", name, (long)getpid(),
+           atomic_fetch_add(&sequence, 1));
+  kiln_strbuf path = {0};
   kiln_strbuf_appendf(&path, "%s/%s", dir, name);
-  int fd = -1;
-  const char *temp_path = kiln_strbuf_text(&temp);
-  if (kiln_strbuf_status(&temp) != KILN_OK || kiln_strbuf_status(&path) != KILN_OK) goto cleanup;
-  fd = open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (kiln_strbuf_status(&path) != KILN_OK) goto cleanup;
+  /* 0600: only this user reads or writes what this process will load */
+  int fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     write_failed(ctx, "write in", dir, errno);
     goto cleanup;
@@ -387,22 +464,24 @@ static void write_entry(kiln_context *ctx, const char *name, const char *key, si
     failed = 1;
     error = errno;
   }
-  /* atomic: readers see the old entry, no entry, or this whole one */
-  if (!failed && rename(temp_path, kiln_strbuf_text(&path)) != 0) {
+  /* atomic: readers see the old entry, no entry, or this whole one (a
+   * refused symbolic link or foreign file of that name is replaced, not
+   * followed) */
+  if (!failed && renameat(dir_fd, temp, dir_fd, name) != 0) {
     failed = 2;
     error = errno;
   }
   if (failed) {
-    unlink(temp_path);
+    unlinkat(dir_fd, temp, 0);
     write_failed(ctx, failed == 2 ? "rename into" : "write",
-                 failed == 2 ? kiln_strbuf_text(&path) : temp_path, error);
+                 failed == 2 ? kiln_strbuf_text(&path) : temp, error);
     goto cleanup;
   }
   kiln_log(KILN_LOG_DEBUG, "disk cache: stored %s (%llu bytes)", name,
            (unsigned long long)total);
-  evict(ctx);
+  evict(ctx, dir_fd);
 cleanup:
-  kiln_strbuf_free(&temp);
+  close(dir_fd);
   kiln_strbuf_free(&path);
 }
 

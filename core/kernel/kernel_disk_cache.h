@@ -19,7 +19,12 @@
  *
  * A file that is short, long, foreign, of another format, damaged or of
  * another key is never handed to a driver: it is reported under KILN_LOG
- * and replaced by the fresh compile. Files are written to a temporary name
+ * and replaced by the fresh compile. Neither is an entry that is a symbolic
+ * link, not a regular file, not owned by the effective user, or writable by
+ * group or others, nor anything in a directory not owned by the user or
+ * writable by group or others (nothing is stored there either): a binary is
+ * code the process runs. kiln makes directories 0700 and entries 0600.
+ * Files are written to a temporary name
  * in the same directory and renamed, so a reader sees a whole entry or
  * none. Nothing here fails a kiln call: a disk that cannot be read or
  * written costs the compile and a warning, nothing more. */
