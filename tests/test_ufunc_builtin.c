@@ -330,6 +330,106 @@ static void test_integer_arithmetic(kiln_context *ctx) {
   }
 }
 
+/* Runs built-in `name` on a device copy of `a` (n of dtype) and the Python
+ * int v (second input, or first when v_first), NEW output; status. */
+static kiln_status run_with_int(kiln_context *ctx, const char *name, const void *a,
+                                kiln_dtype dtype, int64_t n, int64_t v, int v_first,
+                                void *result, kiln_dtype *out_dtype) {
+  kiln_ufunc *u = NULL;
+  kiln_array *x = NULL, *r = NULL;
+  kiln_status s = kiln_ufunc_builtin(ctx, name, &u);
+  if (s == KILN_OK) s = kiln_array_from_host(ctx, dtype, 1, &n, NULL, a, &x);
+  if (s == KILN_OK) {
+    kiln_operand in[2] = {kiln_operand_array(x), kiln_operand_int(v)};
+    if (v_first) in[0] = kiln_operand_int(v), in[1] = kiln_operand_array(x);
+    kiln_operand out[1] = {kiln_operand_new(&r)};
+    s = kiln_ufunc_call(u, 2, in, 1, out, NULL);
+  }
+  if (s == KILN_OK) *out_dtype = kiln_array_dtype(r);
+  if (s == KILN_OK) s = kiln_array_to_host(r, result, NULL);
+  kiln_array_release(x);
+  kiln_array_release(r);
+  kiln_ufunc_release(u);
+  return s;
+}
+
+/* NumPy 2 (NEP 50, its by-value promoters): a Python int out of an integer
+ * array's range is compared by value in the six comparisons (int8 array
+ * < 1000 is all true) and true_divide divides by it (int8 array / 1000 is
+ * a / 1000.0, float64), where arithmetic refuses it (OverflowError; kiln:
+ * OUT_OF_RANGE). Ints just past each limit, against an exact C reference;
+ * four dtype and operand-order pairs (uint64 takes the float64 loop for a
+ * negative int), two comparisons each, so that each kernel compiled is one
+ * more case (numpy_diff covers the rest with random edge ints). */
+static void test_python_int_by_value(kiln_context *ctx) {
+  static const char *const names[] = {"equal", "not_equal", "less", "less_equal", "greater",
+                                      "greater_equal"};
+  static const int64_t edges[] = {INT64_MIN, -2147483649LL, -32769, -129, -1, 128,
+                                  256, 1000, 32768, 65536, 4294967296LL, INT64_MAX};
+  static const struct { kiln_dtype dtype; int v_first; } pairs[] = {
+      {KILN_INT8, 0}, {KILN_UINT64, 1}, {KILN_UINT16, 0}, {KILN_INT32, 1}};
+  for (int p = 0; p < 4; p++) {
+    kiln_dtype dtype = pairs[p].dtype;
+    int v_first = pairs[p].v_first;
+    harness_current = kiln_dtype_name(dtype);
+    uint64_t a[N];
+    fill_integers(a, dtype, N);
+    int64_t lo = is_signed(dtype) ? -(int64_t)(mask(dtype) >> 1) - 1 : 0;
+    uint64_t hi = is_signed(dtype) ? mask(dtype) >> 1 : mask(dtype);
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+      int64_t v = edges[e];
+      if (v >= lo && (v < 0 || (uint64_t)v <= hi)) continue; /* in range: not this test */
+      for (int f = 2 * p % 6; f < 2 * p % 6 + 2; f++) {
+        uint8_t r[N];
+        kiln_dtype out = KILN_DTYPE_COUNT;
+        kiln_status s = run_with_int(ctx, names[f], a, dtype, N, v, v_first, r, &out);
+        CHECK_MSG(s == KILN_OK, "%s(%s, %lld): %s", names[f], kiln_dtype_name(dtype),
+                  (long long)v, kiln_last_error());
+        if (s != KILN_OK) continue;
+        CHECK(out == KILN_BOOL);
+        int failures = 0;
+        for (int64_t i = 0; i < N && failures < 3; i++) {
+          uint64_t x = bits_at(a, dtype, i);
+          int64_t sx = as_signed(x, dtype);
+          /* sign of (array element - v), exactly */
+          int cmp = is_signed(dtype) ? (sx > v) - (sx < v)
+                    : v < 0          ? 1
+                                     : (x > (uint64_t)v) - (x < (uint64_t)v);
+          if (v_first) cmp = -cmp; /* then the element is the right operand */
+          int want = f == 0 ? cmp == 0 : f == 1 ? cmp != 0 : f == 2 ? cmp < 0
+                     : f == 3 ? cmp <= 0 : f == 4 ? cmp > 0 : cmp >= 0;
+          if (r[i] != want) {
+            failures++;
+            harness_fail(__FILE__, __LINE__, "%s %s: element %llu, int %lld%s: %d", names[f],
+                         kiln_dtype_name(dtype), (unsigned long long)x, (long long)v,
+                         v_first ? " first" : "", r[i]);
+          }
+        }
+      }
+      double q[N];
+      kiln_dtype out = KILN_DTYPE_COUNT;
+      kiln_status s = run_with_int(ctx, "divide", a, dtype, N, v, v_first, q, &out);
+      CHECK_MSG(s == KILN_OK && out == KILN_FLOAT64, "divide(%s, %lld): %s",
+                kiln_dtype_name(dtype), (long long)v, kiln_last_error());
+      for (int64_t i = 0; s == KILN_OK && i < N; i++) {
+        uint64_t x = bits_at(a, dtype, i);
+        double fx = is_signed(dtype) ? (double)as_signed(x, dtype) : (double)x;
+        double want = v_first ? (double)v / fx : fx / (double)v;
+        int same = memcmp(&q[i], &want, sizeof want) == 0 || (isnan(q[i]) && isnan(want));
+        CHECK_MSG(same, "divide %s %llu, %lld%s: %g, want %g", kiln_dtype_name(dtype),
+                  (unsigned long long)x, (long long)v, v_first ? " first" : "", q[i], want);
+        if (!same) break;
+      }
+      /* arithmetic still refuses it, as NumPy 2 */
+      uint64_t sum[N];
+      s = run_with_int(ctx, "add", a, dtype, N, v, v_first, sum, &out);
+      CHECK_MSG(s == KILN_ERROR_OUT_OF_RANGE, "add(%s, %lld): %s", kiln_dtype_name(dtype),
+                (long long)v, kiln_status_string(s));
+    }
+  }
+  harness_current = "python_int_by_value";
+}
+
 static void test_comparisons_and_where(kiln_context *ctx) {
   static const char *const names[] = {"equal", "not_equal", "less", "less_equal", "greater",
                                       "greater_equal"};
@@ -491,6 +591,7 @@ static const harness_test tests[] = {
     {"special_values", test_special_values},
     {"integer_arithmetic", test_integer_arithmetic},
     {"comparisons_and_where", test_comparisons_and_where},
+    {"python_int_by_value", test_python_int_by_value},
     {"mixed_dtype_promotion", test_mixed_dtype_promotion},
     {0},
 };

@@ -207,6 +207,10 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
       u->reduce_identity = kiln_operand_int(u->has_identity ? reducible[i].identity : 0);
     }
     u->truth_only = strncmp(name, "logical_", 8) == 0;
+    static const char *const by_value[] = {"equal", "not_equal", "less", "less_equal",
+                                           "greater", "greater_equal", "divide"};
+    for (size_t i = 0; i < sizeof by_value / sizeof by_value[0]; i++)
+      u->int_scalar_by_value |= strcmp(name, by_value[i]) == 0;
   }
   kiln_strbuf_free(&sig_text);
   kiln_strbuf_free(&body_text);

@@ -10,7 +10,13 @@
  * a typed scalar; a weak complex next to real float arrays stays weak, so
  * float32 + 1j is complex64 (NumPy 2). Then: the first signature that
  * matches the inputs exactly, else the first that each input casts to
- * safely. */
+ * safely. A weak int out of the range of the integer dtype so chosen for
+ * it is an error (NumPy's OverflowError), except in the ufuncs NumPy 2
+ * gives by-value promoters (comparisons, true_divide: u->int_scalar_by_value),
+ * where it is matched again as a typed int64 scalar: int8 array < 1000
+ * then runs the int64 loop, uint64 array < -1 the float64 one (exact for
+ * the comparison: no uint64 rounds below zero), int8 array / 1000 the
+ * int64 one, which divides in double as NumPy's float64 loop. */
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +73,14 @@ static int matches(const kiln_ufunc_sig *sig, const input_type *types, int safe)
   return 1;
 }
 
+/* The first signature matching exactly, else under safe casting; -1. */
+static int choose(const kiln_ufunc *u, const input_type *types) {
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < u->nsig; i++)
+      if (matches(&u->sigs[i], types, pass)) return i;
+  return -1;
+}
+
 static void describe_inputs(const kiln_operand *inputs, int nin, kiln_strbuf *b) {
   kiln_strbuf_append(b, "(");
   for (int j = 0; j < nin; j++) {
@@ -93,6 +107,18 @@ static kiln_status no_match(const kiln_ufunc *u, const kiln_operand *inputs) {
   if (status == KILN_OK) status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s", b.data);
   kiln_strbuf_free(&b);
   return status;
+}
+
+/* Whether weak int o fits integer dtype `to` (bool and non-integers: 1). */
+static int weak_int_fits(const kiln_operand *o, kiln_dtype to) {
+  static const struct { int64_t lo; uint64_t hi; } range[KILN_DTYPE_COUNT] = {
+      [KILN_INT8] = {INT8_MIN, INT8_MAX},    [KILN_UINT8] = {0, UINT8_MAX},
+      [KILN_INT16] = {INT16_MIN, INT16_MAX}, [KILN_UINT16] = {0, UINT16_MAX},
+      [KILN_INT32] = {INT32_MIN, INT32_MAX}, [KILN_UINT32] = {0, UINT32_MAX},
+      [KILN_INT64] = {INT64_MIN, INT64_MAX}, [KILN_UINT64] = {0, UINT64_MAX},
+  };
+  if (range[to].hi == 0) return 1; /* bool, floats, complex */
+  return o->value.i < 0 ? o->value.i >= range[to].lo : (uint64_t)o->value.i <= range[to].hi;
 }
 
 /* Stores scalar input j, converted to `to`, into KILN_SCALAR_BYTES at out. */
@@ -135,16 +161,8 @@ static kiln_status convert_scalar(const kiln_ufunc *u, int j, const kiln_operand
   }
   /* integer target; strong scalars reach it only by safe casting, so only a
    * weak int can be out of range */
-  static const struct { int64_t lo; uint64_t hi; } range[KILN_DTYPE_COUNT] = {
-      [KILN_INT8] = {INT8_MIN, INT8_MAX},    [KILN_UINT8] = {0, UINT8_MAX},
-      [KILN_INT16] = {INT16_MIN, INT16_MAX}, [KILN_UINT16] = {0, UINT16_MAX},
-      [KILN_INT32] = {INT32_MIN, INT32_MAX}, [KILN_UINT32] = {0, UINT32_MAX},
-      [KILN_INT64] = {INT64_MIN, INT64_MAX}, [KILN_UINT64] = {0, UINT64_MAX},
-  };
   uint64_t bits = is_unsigned ? o->value.u : (uint64_t)o->value.i;
-  int negative = !is_unsigned && o->value.i < 0;
-  int fits = negative ? o->value.i >= range[to].lo : bits <= range[to].hi;
-  if (!fits)
+  if (o->kind == KILN_OPERAND_WEAK_SCALAR && !weak_int_fits(o, to))
     return kiln_error_set(KILN_ERROR_OUT_OF_RANGE,
                           "ufunc '%s': input %d, the int scalar %lld, is out of range for "
                           "%s, the dtype the array operands give it (NumPy 2 raises "
@@ -176,10 +194,18 @@ kiln_status kiln_ufunc_dispatch(const kiln_ufunc *u, const kiln_operand *inputs,
     else
       types[j].weak_level = level;
   }
-  int chosen = -1;
-  for (int pass = 0; pass < 2 && chosen < 0; pass++)
-    for (int i = 0; i < u->nsig && chosen < 0; i++)
-      if (matches(&u->sigs[i], types, pass)) chosen = i;
+  int chosen = choose(u, types);
+  if (chosen >= 0 && u->int_scalar_by_value) {
+    int again = 0;
+    for (int j = 0; j < u->nin; j++) {
+      if (types[j].weak_level != 1 || weak_int_fits(&inputs[j], u->sigs[chosen].dtypes[j]))
+        continue;
+      types[j].dtype = KILN_INT64;
+      types[j].weak_level = 0;
+      again = 1;
+    }
+    if (again) chosen = choose(u, types);
+  }
   if (chosen < 0) return no_match(u, inputs);
   const kiln_ufunc_sig *sig = &u->sigs[chosen];
   plan->signature = chosen;

@@ -82,6 +82,11 @@ struct kiln_ufunc {
   /* NumPy's logical functions: inputs count only by their truth value, so
    * a weak scalar keeps it through the cast (ufunc_dispatch.c) */
   int truth_only;
+  /* NumPy 2's comparisons and true_divide: a Python int out of the range of
+   * the integer dtype chosen for it is used by value (ufunc_dispatch.c),
+   * not refused: int8 array < 1000 is all true, int8 array / 1000 is
+   * a / 1000.0 */
+  int int_scalar_by_value;
   /* reductions (core/reduce/): set for built-ins by kiln_ufunc_builtin_make,
    * for user ufuncs by kiln_ufunc_declare_reducible */
   int reducible;          /* associative and commutative */
