@@ -234,7 +234,9 @@ static inline kiln_operand kiln_operand_complex128(double real, double imag) {
  * dtypes, shapes that do not broadcast, no signature for the input dtypes:
  * the message lists the signatures, output dtype or shape mismatch,
  * arrays of another context, too many scalar inputs), OUT_OF_RANGE (a weak
- * int scalar that does not fit the chosen integer dtype), COMPILE (the body
+ * int scalar that does not fit the chosen integer dtype; the built-in
+ * comparisons and divide use such an int by value instead, as NumPy 2),
+ * COMPILE (the body
  * does not compile for the chosen signature: the message names the
  * signature and holds the compiler log and the numbered source),
  * OUT_OF_MEMORY, DEVICE. On failure, NEW outputs are NULL. */
