@@ -430,6 +430,70 @@ static void test_python_int_by_value(kiln_context *ctx) {
   harness_current = "python_int_by_value";
 }
 
+/* kiln's hypot gives glibc's bits (2.35 and later: Borges's corrected
+ * algorithm, float in double), which NumPy's hypot has on Linux, on every
+ * backend: float64 and float32 hypot and complex128 absolute, bit for bit,
+ * on random bit patterns, near-equal pairs and the scaled ranges (huge,
+ * tiny, subnormal). Skipped, with the reason, where the host's libm is
+ * not glibc 2.35 or later (another reference algorithm). */
+static void test_hypot_bits(kiln_context *ctx) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+  enum { M = 4099 };
+  double *x = malloc(M * sizeof *x), *y = malloc(M * sizeof *y), *r = malloc(M * sizeof *r);
+  double *z = malloc(2 * M * sizeof *z);
+  float *xf = malloc(M * sizeof *xf), *yf = malloc(M * sizeof *yf), *rf = malloc(M * sizeof *rf);
+  for (int i = 0; i < M; i++) {
+    uint64_t bx = harness_rand_u64(), by = harness_rand_u64();
+    double u = (double)(bx >> 11) / 9007199254740992.0, v = (double)(by >> 11) / 9007199254740992.0;
+    switch (i % 5) {
+      case 0: memcpy(&x[i], &bx, 8), memcpy(&y[i], &by, 8); break; /* any bits */
+      case 1: x[i] = (u - 0.5) * 40, y[i] = x[i] * (1 + (v - 0.5) * 1e-3); break;
+      case 2: x[i] = ldexp(u, (int)(bx % 2100) - 1075), y[i] = ldexp(v, (int)(by % 2100) - 1075); break;
+      case 3: x[i] = ldexp(u + 0.5, 500 + (int)(bx % 520)), y[i] = ldexp(v + 0.5, 480 + (int)(by % 540)); break;
+      default: x[i] = ldexp(u + 0.5, -1070 + (int)(bx % 620)), y[i] = ldexp(v, -1074 + (int)(by % 620)); break;
+    }
+    if (i % 97 == 0) y[i] = i % 2 ? INFINITY : NAN;
+    if (i % 89 == 0) x[i] = 0;
+    uint32_t fx = (uint32_t)bx, fy = (uint32_t)by;
+    memcpy(&xf[i], &fx, 4), memcpy(&yf[i], &fy, 4);
+    if (i % 2) xf[i] = (float)x[i], yf[i] = (float)y[i];
+    z[2 * i] = x[i], z[2 * i + 1] = y[i];
+  }
+  void *inputs[2] = {x, y};
+  kiln_dtype dtypes[2] = {KILN_FLOAT64, KILN_FLOAT64}, out;
+  int bad = 0;
+  if (run_builtin(ctx, "hypot", 2, inputs, dtypes, M, r, &out))
+    for (int i = 0; i < M && bad < 5; i++) {
+      double want = hypot(x[i], y[i]);
+      if (memcmp(&r[i], &want, 8) != 0 && !(isnan(r[i]) && isnan(want)))
+        bad++, harness_fail(__FILE__, __LINE__, "hypot(%a, %a) = %a, glibc %a", x[i], y[i],
+                            r[i], want);
+    }
+  void *zin[1] = {z};
+  kiln_dtype ztype[1] = {KILN_COMPLEX128};
+  if (run_builtin(ctx, "absolute", 1, zin, ztype, M, r, &out))
+    for (int i = 0; i < M && bad < 10; i++) {
+      double want = hypot(x[i], y[i]);
+      if (memcmp(&r[i], &want, 8) != 0 && !(isnan(r[i]) && isnan(want)))
+        bad++, harness_fail(__FILE__, __LINE__, "absolute(%a%+aj) = %a, glibc hypot %a", x[i],
+                            y[i], r[i], want);
+    }
+  void *finputs[2] = {xf, yf};
+  kiln_dtype ftypes[2] = {KILN_FLOAT32, KILN_FLOAT32};
+  if (run_builtin(ctx, "hypot", 2, finputs, ftypes, M, rf, &out))
+    for (int i = 0; i < M && bad < 15; i++) {
+      float want = hypotf(xf[i], yf[i]);
+      if (memcmp(&rf[i], &want, 4) != 0 && !(isnan(rf[i]) && isnan(want)))
+        bad++, harness_fail(__FILE__, __LINE__, "hypot(%a, %a) = %a, glibc %a", xf[i], yf[i],
+                            rf[i], want);
+    }
+  free(x), free(y), free(r), free(z), free(xf), free(yf), free(rf);
+#else
+  (void)ctx;
+  printf("  hypot_bits: not checked: the host libm is not glibc 2.35 or later\n");
+#endif
+}
+
 static void test_comparisons_and_where(kiln_context *ctx) {
   static const char *const names[] = {"equal", "not_equal", "less", "less_equal", "greater",
                                       "greater_equal"};
@@ -592,6 +656,7 @@ static const harness_test tests[] = {
     {"integer_arithmetic", test_integer_arithmetic},
     {"comparisons_and_where", test_comparisons_and_where},
     {"python_int_by_value", test_python_int_by_value},
+    {"hypot_bits", test_hypot_bits},
     {"mixed_dtype_promotion", test_mixed_dtype_promotion},
     {0},
 };

@@ -124,29 +124,7 @@ KILN_DEVICE double kiln_atomic_add_local_f64(double *p, double v) { return atomi
 /* ---- math ----------------------------------------------------------------- */
 #define KILN_INFINITY __int_as_float(0x7f800000)
 #define KILN_NAN __int_as_float(0x7fc00000)
-/* kiln_hypot: hypot within 1 ulp that stays finite up to the overflow
- * threshold. CUDA's own is within 2 ulp, enough to round hypot(DBL_MAX,
- * 5e-151) up to inf (C and NumPy: DBL_MAX; found by numpy_diff on an H100).
- * Here the larger magnitude is scaled into [0.5, 1) by its exponent
- * (exact), so the fma and the correctly rounded sqrt give v itself when w
- * is negligible; float is computed in double (exact squares). */
-KILN_DEVICE double kiln_hypot(double x, double y) {
-  double a = fabs(x), b = fabs(y);
-  if (isinf(a) || isinf(b)) return __longlong_as_double(0x7ff0000000000000LL);
-  if (isnan(a) || isnan(b)) return a + b;
-  double v = fmax(a, b), w = fmin(a, b);
-  if (v == 0) return v;
-  int e;
-  frexp(v, &e);
-  v = ldexp(v, -e);
-  w = ldexp(w, -e);
-  return ldexp(sqrt(fma(v, v, w * w)), e);
-}
-KILN_DEVICE float kiln_hypot(float x, float y) {
-  double a = x, b = y;
-  if (isinf(a) || isinf(b)) return __int_as_float(0x7f800000);
-  return (float)sqrt(a * a + b * b);
-}
+/* hypot: kiln_hypot_float/_double in kernels/prelude_common.kl (glibc's bits) */
 
 /* ---- bits of floats, and float16 conversions ------------------------------
  * PTX's cvt converts to and from f16 on every target NVRTC compiles for,

@@ -121,7 +121,6 @@ KILN_DEVICE double kiln_atomic_add_local_f64(double *p, double v) { return atomi
 /* ---- math ----------------------------------------------------------------- */
 #define KILN_INFINITY __builtin_huge_valf()
 #define KILN_NAN __builtin_nanf("")
-#define kiln_hypot(x, y) hypot(x, y) /* finite up to the overflow threshold (CUDA: scaled) */
 
 /* ---- bits of floats, and float16 conversions ------------------------------
  * hiprtc is clang: _Float16 is a core type on AMD GPUs (no header), its

@@ -181,7 +181,6 @@ KILN_DEVICE uint16_t kiln_double_to_half_bits(double x) {
 #define atanhf(x) atanh((float)(x))
 #define powf(x, y) pow((float)(x), (float)(y))
 #define hypotf(x, y) hypot((float)(x), (float)(y))
-#define kiln_hypot(x, y) hypot(x, y) /* finite up to the overflow threshold (CUDA: scaled) */
 #define fabsf(x) fabs((float)(x))
 #define floorf(x) floor((float)(x))
 #define ceilf(x) ceil((float)(x))
