@@ -14,6 +14,7 @@ Usage: diff.py --driver PATH [--cases N] [--seed S] [--ufunc NAME ...]
 Prints its seed first; --seed replays a run. Exit 0 when nothing diverges.
 """
 import argparse
+import concurrent.futures
 import os
 import random
 import re
@@ -549,7 +550,9 @@ def inputs_at(np_args, problem):
     return "\n  inputs at flat %d: %s" % (at[0], ", ".join(repr(v) for v in at[1]))
 
 
-def run_batch(driver, cases):
+def run_driver(driver, cases):
+    """One driver process over `cases`: (its results by case id, its
+    profile line)."""
     text = "".join("case %d %s %d %d\n%s\nend\n" % (c.id, c.name, c.nin, c.nout,
                                                      "\n".join(c.lines)) for c in cases)
     p = subprocess.run([driver], input=text, capture_output=True, text=True)
@@ -563,6 +566,28 @@ def run_batch(driver, cases):
     for line in p.stdout.splitlines():
         if line.startswith("case "):
             results[int(line.split()[1])] = line
+    profile = [l for l in p.stderr.splitlines() if l.startswith("profile ")]
+    return results, profile[-1] if profile else "no profile"
+
+
+def run_batch(driver, cases, jobs):
+    """Runs the cases in `jobs` driver processes at once. Nearly all of a
+    cold run's time is compiling kernel variants (the profile lines say so),
+    which a process does on its own threads, one at a time: so the cases go
+    to the processes by ufunc (each ufunc's variants compiled in one
+    process only, never twice), the ufuncs dealt round-robin in order of
+    their case counts."""
+    by_name = {}
+    for c in cases:
+        by_name.setdefault(c.name, []).append(c)
+    groups = [[] for _ in range(max(1, min(jobs, len(by_name))))]
+    for i, name in enumerate(sorted(by_name, key=lambda n: -len(by_name[n]))):
+        groups[i % len(groups)].extend(by_name[name])
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(len(groups)) as pool:
+        for j, (part, profile) in enumerate(pool.map(lambda g: run_driver(driver, g), groups)):
+            results.update(part)
+            print("numpy_diff: driver %d/%d: %s" % (j + 1, len(groups), profile))
     return results
 
 
@@ -576,6 +601,11 @@ def main():
     ap.add_argument("--show", type=int, default=20, help="divergences printed")
     ap.add_argument("--only", type=int, nargs="*", default=None,
                     help="run only these case numbers of the seed's cases (replay)")
+    ap.add_argument("--jobs", type=int,
+                    default=int(os.environ.get("KILN_NUMPY_DIFF_JOBS", "0")) or
+                    min(8, os.cpu_count() or 1),
+                    help="driver processes at once (default: KILN_NUMPY_DIFF_JOBS, else the "
+                         "CPUs, at most 8)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     print("numpy_diff: seed %d (replay: --seed %d), numpy %s" % (seed, seed, np.__version__))
@@ -602,11 +632,12 @@ def main():
         refs[cid] = (c, np_args, err, res, before)
         cases.append(c)
     t1 = time.time()
-    results = run_batch(args.driver, cases)
+    results = run_batch(args.driver, cases, args.jobs)
     t2 = time.time()
     counts = {"agree": 0, "known": 0, "diverge": 0}
     per_ufunc = {}
     shown = 0
+    diverged = []
     for cid, (c, np_args, err, res, before) in refs.items():
         line = results.get(cid)
         problem = None
@@ -633,6 +664,8 @@ def main():
             kind = "known" if reason else "diverge"
         counts[kind] += 1
         per_ufunc.setdefault(c.name, {"agree": 0, "known": 0, "diverge": 0})[kind] += 1
+        if kind == "diverge":
+            diverged.append(cid)
         if kind == "diverge" and shown < args.show:
             shown += 1
             print("DIVERGE case %d %s: %s\n  %s%s" % (cid, c.name, problem,
@@ -646,6 +679,17 @@ def main():
     if bad:
         print("numpy_diff: diverging ufuncs: " + ", ".join(
             "%s (%d)" % (n, per_ufunc[n]["diverge"]) for n in bad))
+    if counts["diverge"]:
+        # last, where ctest --output-on-failure shows it
+        ids = " ".join(str(i) for i in diverged[:20])
+        print("numpy_diff: FAILED with seed %d (%d cases, numpy %s). Replay:\n"
+              "  KILN_BACKEND=%s KILN_NUMPY_DIFF_SEED=%d KILN_NUMPY_DIFF_CASES=%d "
+              "ctest -R numpy_diff --output-on-failure\n"
+              "  KILN_BACKEND=%s %s %s --driver %s --seed %d --cases %d --only %s" % (
+                  seed, args.cases, np.__version__, os.environ.get("KILN_BACKEND", ""), seed,
+                  args.cases, os.environ.get("KILN_BACKEND", ""), sys.executable,
+                  os.path.abspath(__file__), os.path.abspath(args.driver), seed, args.cases,
+                  ids))
     return 1 if counts["diverge"] else 0
 
 

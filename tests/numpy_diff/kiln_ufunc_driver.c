@@ -22,12 +22,17 @@
  * " <dtype> <ndim> <shape...> <hex of the elements in C order>", or
  * "case <id> err <status> <message on one line>". Built-in ufuncs are made
  * once per name and kept, so each kernel variant compiles once per run.
- * Exit status 0 unless the input is malformed or no context opens (77). */
+ * Exit status 0 unless the input is malformed or no context opens (77).
+ * At the end one line on stderr, "profile ...": where the time went (the
+ * context's creation; parsing and uploading the operands; the ufunc calls,
+ * which compile each new kernel variant; printing, which downloads the
+ * results) and the slowest calls, for diff.py to print. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kiln/kiln.h"
 
@@ -224,6 +229,42 @@ static void one_line(char *msg) {
     if (*p == '\n' || *p == '\r') *p = ' ';
 }
 
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Where a run's time went (the profile line). */
+typedef struct profile {
+  double context, parse, call, print;
+  int cases, slow_calls; /* calls over 20 ms: almost always a compile */
+  double slow_seconds;
+  struct { double seconds; char what[128]; } slowest[3];
+} profile;
+
+static void profile_call(profile *p, double seconds, const char *id, const char *name) {
+  p->call += seconds;
+  if (seconds > 0.02) p->slow_calls++, p->slow_seconds += seconds;
+  for (int i = 0; i < 3; i++) {
+    if (seconds <= p->slowest[i].seconds) continue;
+    for (int j = 2; j > i; j--) p->slowest[j] = p->slowest[j - 1];
+    p->slowest[i].seconds = seconds;
+    snprintf(p->slowest[i].what, sizeof p->slowest[i].what, "case %s %s", id, name);
+    break;
+  }
+}
+
+static void profile_print(const profile *p) {
+  fprintf(stderr,
+          "profile %d cases: context %.2f s, parse+upload %.2f s, calls %.2f s (%d over 20 ms, "
+          "%.2f s: compiles), print+download %.2f s; slowest:",
+          p->cases, p->context, p->parse, p->call, p->slow_calls, p->slow_seconds, p->print);
+  for (int i = 0; i < 3 && p->slowest[i].seconds > 0; i++)
+    fprintf(stderr, " %s %.3f s;", p->slowest[i].what, p->slowest[i].seconds);
+  fprintf(stderr, "\n");
+}
+
 #define MAX_TOKENS (8 + 6 * KILN_MAX_DIMS)
 
 static int split(char *line, char **tok) {
@@ -233,15 +274,20 @@ static int split(char *line, char **tok) {
 }
 
 int main(void) {
+  profile prof;
+  memset(&prof, 0, sizeof prof);
+  double t0 = now_seconds();
   kiln_context *ctx = NULL;
   if (kiln_context_create(NULL, &ctx) != KILN_OK) {
     printf("skip: no context: %s\n", kiln_last_error());
     return 77;
   }
+  prof.context = now_seconds() - t0;
   char *line = NULL;
   size_t cap = 0;
   int rc = 0;
   while (getline(&line, &cap, stdin) > 0) {
+    double started = now_seconds();
     char *tok[MAX_TOKENS];
     int ntok = split(line, tok);
     if (ntok == 0) continue;
@@ -300,9 +346,14 @@ int main(void) {
       fprintf(stderr, "driver: malformed case %s\n", id);
       rc = 2;
     }
+    double parsed = now_seconds();
+    prof.parse += parsed - started;
+    prof.cases++;
     kiln_ufunc *u = s == KILN_OK ? get_ufunc(ctx, name) : NULL;
     if (s == KILN_OK && !u) s = KILN_ERROR_NOT_FOUND;
     if (s == KILN_OK) s = kiln_ufunc_call(u, nin, ops, nout, ops + nin, NULL);
+    double called = now_seconds();
+    profile_call(&prof, called - parsed, id, name);
     if (s == KILN_OK) {
       printf("case %s ok", id);
       for (int o = nin; o < nin + nout && s == KILN_OK; o++) {
@@ -321,6 +372,7 @@ int main(void) {
       printf("case %s err %s %s\n", id, kiln_status_string(s), msg);
     }
     fflush(stdout);
+    prof.print += now_seconds() - called;
     for (int o = 0; o < MAX_OPS; o++) {
       kiln_array_release(st[o].view);
       kiln_array_release(st[o].base);
@@ -329,6 +381,7 @@ int main(void) {
     }
   }
   free(line);
+  profile_print(&prof);
   for (int i = 0; i < ncache; i++) kiln_ufunc_release(cache[i].ufunc);
   kiln_context_release(ctx);
   return rc;
