@@ -290,12 +290,143 @@ static void test_reproducible(kiln_context *ctx) {
   free(x);
 }
 
+/* isclose against NumPy 2's formula evaluated on the host in the same
+ * dtype, on random pairs near the tolerance, with infinities and NaNs. */
+static void test_isclose(kiln_context *ctx) {
+  enum { N = 1009 };
+  float x[N], y[N];
+  harness_fill_random(x, KILN_FLOAT32, N, -10, 10);
+  for (int i = 0; i < N; i++) {
+    double scale = harness_rand_uniform(0, 3e-5); /* around rtol = 1e-5 */
+    y[i] = (float)(x[i] * (1 + (harness_rand_u64() & 1 ? scale : -scale)));
+  }
+  x[3] = INFINITY, y[3] = INFINITY;  /* equal infinities: close */
+  x[4] = INFINITY, y[4] = -INFINITY; /* not */
+  x[5] = NAN, y[5] = NAN;            /* close only with equal_nan */
+  x[6] = 1, y[6] = NAN;
+  x[7] = NAN, y[7] = 2;
+  x[8] = 1e-9f, y[8] = 0;            /* within atol */
+  int64_t n = N;
+  float rtol = 1e-5f, atol = 1e-8f;
+  for (int equal_nan = 0; equal_nan < 2; equal_nan++) {
+    uint8_t got[N];
+    CHECK_OK(kiln_isclose(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                          kiln_operand_host(y, KILN_FLOAT32, 1, &n, NULL),
+                          kiln_operand_host_output(got, KILN_BOOL, 1, &n, NULL), KILN_ISCLOSE_RTOL,
+                          KILN_ISCLOSE_ATOL, equal_nan, NULL));
+    int mismatches = 0, trues = 0;
+    for (int i = 0; i < N; i++) {
+      volatile float scaled = rtol * fabsf(y[i]);
+      volatile float bound = atol + scaled;
+      int want = (fabsf(x[i] - y[i]) <= bound && isfinite(y[i])) || x[i] == y[i] ||
+                 (equal_nan && isnan(x[i]) && isnan(y[i]));
+      trues += want;
+      if ((got[i] != 0) != want && mismatches++ < 5)
+        CHECK_MSG(0, "isclose(%.9g, %.9g) equal_nan %d: %d, expected %d", x[i], y[i], equal_nan,
+                  got[i], want);
+    }
+    CHECK_MSG(trues > N / 4 && trues < 3 * N / 4, "%d of %d close: the data does not test much",
+              trues, N);
+    CHECK(got[3] && !got[4] && got[5] == equal_nan && !got[6] && !got[7] && got[8]);
+  }
+  /* integers compute in float64; a weak scalar b broadcasts */
+  int32_t ints[4] = {100000, 100001, 100002, -5};
+  int64_t four = 4;
+  uint8_t got4[4];
+  CHECK_OK(kiln_isclose(ctx, kiln_operand_host(ints, KILN_INT32, 1, &four, NULL),
+                        kiln_operand_int(100001), kiln_operand_host_output(got4, KILN_BOOL, 1, &four, NULL),
+                        KILN_ISCLOSE_RTOL, 0, 0, NULL));
+  CHECK(got4[0] && got4[1] && got4[2] && !got4[3]); /* |1| <= 1e-5 * 100001 */
+  /* complex: the modulus */
+  float z[4] = {3, 4, 3, 4.0001f}, w[4] = {3, 4, 3.00001f, 4};
+  int64_t two = 2;
+  uint8_t gotz[2];
+  CHECK_OK(kiln_isclose(ctx, kiln_operand_host(z, KILN_COMPLEX64, 1, &two, NULL),
+                        kiln_operand_host(w, KILN_COMPLEX64, 1, &two, NULL),
+                        kiln_operand_host_output(gotz, KILN_BOOL, 1, &two, NULL), 1e-5, 0, 0, NULL));
+  CHECK(gotz[0] && !gotz[1]); /* |0.0001 - 0.00001i| ~ 1e-4 > 5e-5 */
+  /* allclose */
+  int all = -1;
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_host(x + 10, KILN_FLOAT32, 1, &four, NULL),
+                         kiln_operand_host(x + 10, KILN_FLOAT32, 1, &four, NULL),
+                         KILN_ISCLOSE_RTOL, KILN_ISCLOSE_ATOL, 0, &all));
+  CHECK(all == 1);
+  kiln_array *dx = NULL, *dy = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, x, &dx));
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, y, &dy));
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dy), KILN_ISCLOSE_RTOL,
+                         KILN_ISCLOSE_ATOL, 1, &all));
+  CHECK(all == 0);
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dx), 0, 0, 1, &all));
+  CHECK(all == 1); /* NaNs equal with equal_nan */
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dx), 0, 0, 0, &all));
+  CHECK(all == 0); /* but not without */
+  int64_t zero = 0;
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &zero, NULL),
+                         kiln_operand_host(y, KILN_FLOAT32, 1, &zero, NULL), 0, 0, 0, &all));
+  CHECK(all == 1);
+  /* shapes that do not broadcast, NULL result */
+  int64_t three = 3;
+  CHECK_STATUS(kiln_allclose(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &three, NULL),
+                             kiln_operand_host(y, KILN_FLOAT32, 1, &four, NULL), 0, 0, 0, &all),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dx), 0, 0, 0, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  kiln_array_release(dx);
+  kiln_array_release(dy);
+}
+
+static void test_item(kiln_context *ctx) {
+  float x[5] = {1.5f, -2.25f, 8, 0.5f, 3};
+  int64_t n = 5;
+  kiln_array *m = NULL, *arg = NULL, *vec = NULL, *one = NULL;
+  REQUIRE_OK(kiln_mean(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL), kiln_operand_new(&m),
+                       NULL, NULL));
+  double value = 0;
+  CHECK_OK(kiln_array_item_float64(m, &value));
+  CHECK(value == (double)(float)((1.5 - 2.25 + 8 + 0.5 + 3) / 5));
+  float raw = 0;
+  CHECK_OK(kiln_array_item(m, &raw));
+  CHECK(raw == (float)value);
+  int64_t index = -1;
+  REQUIRE_OK(kiln_argmax(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                         kiln_operand_new(&arg), NULL, NULL));
+  CHECK_OK(kiln_array_item_int64(arg, &index));
+  CHECK(index == 2);
+  CHECK_OK(kiln_array_item_float64(arg, &value));
+  CHECK(value == 2);
+  /* a (1, 1) view of one element is fine; size 5 is not */
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, x, &vec));
+  kiln_slice last[1] = {{-1, KILN_NONE, 1}};
+  REQUIRE_OK(kiln_array_slice(vec, 1, last, &one));
+  CHECK_OK(kiln_array_item_float64(one, &value));
+  CHECK(value == 3);
+  CHECK_STATUS(kiln_array_item_float64(vec, &value), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("size 1");
+  CHECK_STATUS(kiln_array_item_int64(m, &index), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_array_item(NULL, &raw), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_array_item(m, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  uint64_t big = UINT64_MAX;
+  kiln_array *u = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_UINT64, 0, NULL, NULL, &big, &u));
+  CHECK_STATUS(kiln_array_item_int64(u, &index), KILN_ERROR_OUT_OF_RANGE);
+  uint16_t h = kiln_float16_from_float(0.375f);
+  kiln_array *half = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT16, 0, NULL, NULL, &h, &half));
+  CHECK_OK(kiln_array_item_float64(half, &value));
+  CHECK(value == 0.375);
+  kiln_array *arrays[] = {m, arg, vec, one, u, half};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) kiln_array_release(arrays[i]);
+}
+
 static const harness_test tests[] = {
     {"dtypes", test_dtypes},
     {"operands", test_operands},
     {"empty_and_ddof", test_empty_and_ddof},
     {"bad_input", test_bad_input},
     {"reproducible", test_reproducible},
+    {"isclose", test_isclose},
+    {"item", test_item},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

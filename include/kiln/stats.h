@@ -50,6 +50,29 @@ KILN_API kiln_status kiln_std(kiln_context *ctx, kiln_operand input, kiln_operan
                               int64_t ddof, const kiln_reduce_options *options,
                               kiln_stream *stream);
 
+/* ---- isclose / allclose ---------------------------------------------------- */
+
+#define KILN_ISCLOSE_RTOL 1e-05 /* NumPy's defaults */
+#define KILN_ISCLOSE_ATOL 1e-08
+
+/* numpy.isclose(a, b, rtol, atol, equal_nan) element-wise into `output`
+ * (bool; operands as kiln_ufunc_call's: device arrays, host memory or
+ * scalars, broadcast together): |a - b| <= atol + rtol |b| where b is
+ * finite, or a == b (equal infinities), or both NaN when equal_nan (NumPy
+ * 2's definition, not symmetric in a and b). Computed in the inputs'
+ * float dtype (rtol and atol take it, as Python floats do), in float64 for
+ * bool and integer inputs, in the complex dtype with |.| the modulus for
+ * complex ones. Errors: as kiln_ufunc_call. */
+KILN_API kiln_status kiln_isclose(kiln_context *ctx, kiln_operand a, kiln_operand b,
+                                  kiln_operand output, double rtol, double atol, int equal_nan,
+                                  kiln_stream *stream);
+
+/* numpy.allclose: *result = 1 when kiln_isclose holds for every element
+ * (an empty pair is close), else 0. Waits for the answer (one byte copied
+ * back). Errors: as kiln_isclose; INVALID_ARGUMENT for NULL result. */
+KILN_API kiln_status kiln_allclose(kiln_context *ctx, kiln_operand a, kiln_operand b, double rtol,
+                                   double atol, int equal_nan, int *result);
+
 #ifdef __cplusplus
 }
 #endif
