@@ -355,8 +355,9 @@ static void test_out(kiln_context *ctx) {
     CHECK_OK(kiln_array_slice(wide, 2, sl2, &outs2));
     CHECK_OK(kiln_matmul(a, b, outs2, NULL, NULL));
     check_result("out strided", a, b, outs2);
-    /* out of the wrong shape or dtype */
-    kiln_dtype other = dt == KILN_FLOAT32 ? KILN_FLOAT64 : KILN_FLOAT32;
+    /* out of the wrong shape or of a dtype the result does not cast to
+     * same_kind (a float product into int32) */
+    kiln_dtype other = KILN_INT32;
     kiln_array *bad_shape = NULL, *bad_dtype = NULL;
     CHECK_OK(kiln_array_empty(ctx, dt, 2, ct, &bad_shape));
     CHECK_OK(kiln_array_empty(ctx, other, 2, cs, &bad_dtype));
@@ -377,6 +378,68 @@ static void test_out(kiln_context *ctx) {
                             bad_dtype, row, bcast};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) kiln_array_release(arrays[i]);
   }
+}
+
+/* out of another dtype the result casts to same_kind (NumPy's out=): the
+ * product is computed in the operands' dtype, then cast, so the values are
+ * exactly those of the call without out, converted. */
+static void out_cast_case(kiln_context *ctx, kiln_dtype in_dt, kiln_dtype out_dt, int dot) {
+  int64_t as[2] = {23, 17}, bs[2] = {17, 9}, cs[2] = {23, 9}, ct[2] = {9, 23};
+  kiln_array *a = random_array(ctx, in_dt, 2, as), *b = random_array(ctx, in_dt, 2, bs);
+  kiln_array *plain = NULL, *out = NULL, *base = NULL, *outt = NULL, *r = NULL;
+  CHECK_OK(kiln_matmul(a, b, NULL, NULL, &plain));
+  CHECK_OK(kiln_array_empty(ctx, out_dt, 2, cs, &out));
+  CHECK_OK((dot ? kiln_dot : kiln_matmul)(a, b, out, NULL, &r));
+  CHECK(r == out);
+  const int t2[2] = {1, 0};
+  CHECK_OK(kiln_array_empty(ctx, out_dt, 2, ct, &base));
+  CHECK_OK(kiln_array_transpose(base, t2, &outt));
+  CHECK_OK(kiln_matmul(a, b, outt, NULL, NULL));
+  kiln_array *want = NULL; /* plain's values cast to out_dt on the device */
+  CHECK_OK(kiln_array_astype(plain, out_dt, &want));
+  size_t bytes = (size_t)(23 * 9) * kiln_dtype_size(out_dt);
+  unsigned char *h_want = malloc(bytes), *h_out = malloc(bytes), *h_outt = malloc(bytes);
+  if (want && plain && h_want && h_out && h_outt) {
+    CHECK_OK(kiln_array_to_host(want, h_want, NULL));
+    CHECK_OK(kiln_array_to_host(out, h_out, NULL));
+    CHECK_OK(kiln_array_to_host(outt, h_outt, NULL));
+    CHECK_MSG(memcmp(h_want, h_out, bytes) == 0, "%s %s into %s out differs from the cast result",
+              dot ? "dot" : "matmul", kiln_dtype_name(in_dt), kiln_dtype_name(out_dt));
+    CHECK_MSG(memcmp(h_want, h_outt, bytes) == 0, "%s into a transposed %s out differs",
+              kiln_dtype_name(in_dt), kiln_dtype_name(out_dt));
+    /* and the cast really happened from the right values */
+    host_array hp = host_of(plain);
+    CHECK_CLOSE(harness_get(h_out, out_dt, 5), hp.v[2 * 5], 1e-3, 0);
+    host_free(&hp);
+  }
+  free(h_want);
+  free(h_out);
+  free(h_outt);
+  kiln_array *arrays[] = {a, b, plain, out, base, outt, want, r};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) kiln_array_release(arrays[i]);
+}
+
+static void test_out_same_kind(kiln_context *ctx) {
+  int dbl = has_double(ctx);
+  if (dbl) out_cast_case(ctx, KILN_FLOAT32, KILN_FLOAT64, 0); /* the case */
+  if (dbl) out_cast_case(ctx, KILN_FLOAT32, KILN_FLOAT64, 1);
+  if (dbl) out_cast_case(ctx, KILN_FLOAT64, KILN_FLOAT32, 0); /* same_kind narrows too */
+  out_cast_case(ctx, KILN_FLOAT32, KILN_FLOAT16, 0);
+  out_cast_case(ctx, KILN_FLOAT16, KILN_FLOAT32, 0);
+  out_cast_case(ctx, KILN_FLOAT32, KILN_COMPLEX64, 0);
+  /* complex into a real out, float into an integer out: not same_kind */
+  int64_t s2[2] = {3, 3};
+  kiln_array *z = random_array(ctx, KILN_COMPLEX64, 2, s2), *f = random_array(ctx, KILN_FLOAT32, 2, s2);
+  kiln_array *real_out = NULL, *int_out = NULL, *r = (kiln_array *)1;
+  CHECK_OK(kiln_array_empty(ctx, KILN_FLOAT32, 2, s2, &real_out));
+  CHECK_OK(kiln_array_empty(ctx, KILN_INT64, 2, s2, &int_out));
+  CHECK_STATUS(kiln_matmul(z, z, real_out, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(r == NULL);
+  CHECK_ERROR_CONTAINS("same_kind");
+  CHECK_STATUS(kiln_matmul(f, f, int_out, NULL, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("int64");
+  kiln_array *arrays[] = {z, f, real_out, int_out};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) kiln_array_release(arrays[i]);
 }
 
 static void test_mixed_and_stream(kiln_context *ctx) {
@@ -545,7 +608,8 @@ static const harness_test tests[] = {
     {"describe", test_describe},   {"sizes", test_sizes},
     {"empty", test_empty},         {"batched", test_batched},     {"large_batch", test_large_batch},
     {"views", test_views},         {"vectors", test_vectors},
-    {"out", test_out},             {"mixed_and_stream", test_mixed_and_stream},
+    {"out", test_out},             {"out_same_kind", test_out_same_kind},
+    {"mixed_and_stream", test_mixed_and_stream},
     {"dot_vdot", test_dot_vdot},   {"bad_input", test_bad_input},
     {0}};
 

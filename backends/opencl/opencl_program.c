@@ -9,6 +9,7 @@
 #include "backends/opencl/opencl_status.h"
 #include "core/runtime/error.h"
 #include "core/runtime/log.h"
+#include "core/runtime/stderr_quiet.h"
 #include "core/runtime/strbuf.h"
 
 /* kiln's kernel language is OpenCL C 1.2 whatever the device supports. */
@@ -94,8 +95,12 @@ kiln_status kiln_opencl_module_build(kiln_backend_device *device, const char *so
                           device->name);
   if (status != KILN_OK) goto cleanup;
   kiln_log(KILN_LOG_DEBUG, "opencl: clBuildProgram options \"%s\"", kiln_strbuf_text(&all_options));
+  /* PoCL's in-process clang prints "N errors generated." on fd 2; the log
+   * below has the diagnostics, so that line is kept off stderr. */
+  kiln_stderr_quiet_begin();
   code = cl->clBuildProgram(program, 1, &device->device, kiln_strbuf_text(&all_options), NULL,
                             NULL);
+  kiln_stderr_quiet_end();
   log = read_build_log(device, program);
   status = KILN_CL_STATUS(code, clBuildProgram, "compiling a kernel for \"%s\" with options \"%s\"",
                           device->name, kiln_strbuf_text(&all_options));

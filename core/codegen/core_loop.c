@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/codegen/core_loop.h"
+#include "core/codegen/type_names.h"
 
 void kiln_core_loop_ew_signature(const kiln_core_loop *loop, kiln_ew_signature *sig) {
   memset(sig, 0, sizeof *sig);
@@ -140,8 +141,14 @@ static void append_body_function(const kiln_core_loop *loop, kiln_strbuf *b) {
       kiln_strbuf_appendf(b, " (*kiln_out_%d)\n", k);
     }
   }
+  kiln_type_name types[KILN_EW_MAX_OPERANDS];
+  for (int k = 0; k < nops; k++)
+    types[k] = (kiln_type_name){loop->operands[k].name, loop->operands[k].name_length,
+                                loop->operands[k].body_type};
+  kiln_type_names_define(b, loop->nin, loop->nout, types);
   kiln_strbuf_append(b, loop->body);
   kiln_strbuf_append(b, "\n");
+  kiln_type_names_undef(b, loop->nin, loop->nout, types);
   for (int k = 0; k < nops; k++) {
     const kiln_core_operand *o = &loop->operands[k];
     if (o->ndim == 0 && (k < loop->nin || loop->returns_value)) continue;

@@ -10,6 +10,7 @@
 #include "core/codegen/elementwise.h"
 #include "core/linalg/linalg_internal.h"
 #include "core/runtime/log.h"
+#include "core/ufunc/ufunc_internal.h"
 #include "kiln/linalg.h"
 #include "kiln/ufunc.h"
 
@@ -327,7 +328,10 @@ static kiln_status matmul_impl(const char *what, const kiln_array *a_in, const k
     return shape_error(what, a_in, b_in, "the result would have %lld dims (max %lld)",
                        (long long)ndim, (long long)KILN_MAX_DIMS);
   if (out) {
-    int same = out->ndim == ndim && out->dtype == dtype;
+    /* NumPy's out: the product's dtype is the operands'; out may be any
+     * dtype it casts to same_kind (float32 into float64), cast at the end */
+    int same = out->ndim == ndim &&
+               (out->dtype == dtype || kiln_ufunc_can_cast_same_kind(dtype, out->dtype));
     for (int i = 0; same && i < ndim; i++) same = out->shape[i] == shape[i];
     if (!same) {
       char so[256];
@@ -337,7 +341,8 @@ static kiln_status matmul_impl(const char *what, const kiln_array *a_in, const k
       char sr[256];
       shape_text(&tmp, sr, sizeof sr);
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                            "%s: out is %s %s; the result is %s %s", what,
+                            "%s: out is %s %s; the result is %s %s (out needs its shape and "
+                            "a dtype it casts to same_kind)", what,
                             kiln_dtype_name(out->dtype), so, kiln_dtype_name(dtype), sr);
     }
     for (int i = 0; i < ndim; i++)
@@ -369,7 +374,8 @@ static kiln_status matmul_impl(const char *what, const kiln_array *a_in, const k
     else *use[i] = kiln_array_retain((kiln_array *)in[i]);
     if (status != KILN_OK) goto cleanup;
   }
-  st.c = kiln_array_retain(st.result);
+  if (st.result->dtype == dtype) st.c = kiln_array_retain(st.result);
+  else if ((status = kiln_array_alloc(ctx, dtype, ndim, shape, &st.c)) != KILN_OK) goto cleanup;
   const int c_dims = (a_nd >= 2 ? 1 : 0) | (b_nd >= 2 ? 2 : 0);
 
   /* vendor BLAS first where allowed; it may need operands copied into a

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/codegen/type_names.h"
 #include "core/ufunc/ufunc_internal.h"
 
 void kiln_ufunc_entry(const kiln_ufunc *ufunc, char *out, size_t size) {
@@ -51,6 +52,10 @@ void kiln_ufunc_append_body_function(const kiln_ufunc *ufunc, const kiln_ufunc_s
     for (int k = 0; k < nout; k++)
       kiln_strbuf_appendf(b, ", %s *kiln_out_%d", kiln_ew_value_type(s->dtypes[nin + k]), k);
   kiln_strbuf_append(b, ") {\n");
+  kiln_type_name types[KILN_UFUNC_MAX_OPERANDS];
+  for (int k = 0; k < nin + nout; k++)
+    types[k] = (kiln_type_name){s->text + s->names[k].start, s->names[k].length, s->dtypes[k]};
+  kiln_type_names_define(b, nin, nout, types);
   if (!s->returns_value) {
     for (int k = 0; k < nout; k++) {
       kiln_strbuf_append(b, "#define ");
@@ -67,6 +72,7 @@ void kiln_ufunc_append_body_function(const kiln_ufunc *ufunc, const kiln_ufunc_s
       kiln_strbuf_append(b, "\n");
     }
   }
+  kiln_type_names_undef(b, nin, nout, types);
   kiln_strbuf_append(b, "}\n");
 }
 

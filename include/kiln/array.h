@@ -132,6 +132,21 @@ KILN_API int64_t kiln_array_size(const kiln_array *array);           /* elements
 KILN_API int64_t kiln_array_nbytes(const kiln_array *array);         /* size * itemsize */
 KILN_API int kiln_array_is_contiguous(const kiln_array *array);      /* C order */
 
+/* ---- one element as a C scalar (NumPy's .item()) -------------------------- */
+
+/* The element of an array of size 1 (0-d, or any shape of one element,
+ * any view), waiting for queued work first: kiln_array_item writes it in
+ * the array's dtype (kiln_dtype_size bytes: a float16 as its uint16_t bits,
+ * a complex as its two parts); _float64 converts a real dtype to double
+ * (int64 beyond 2^53 rounds, as float(x)); _int64 takes bool and integer
+ * dtypes. Errors: INVALID_ARGUMENT (NULL, size other than 1: "can only
+ * convert an array of size 1", a complex array for _float64, a float one
+ * for _int64), OUT_OF_RANGE (a uint64 above INT64_MAX for _int64), errors
+ * of kiln_array_to_host. */
+KILN_API kiln_status kiln_array_item(const kiln_array *array, void *value);
+KILN_API kiln_status kiln_array_item_float64(const kiln_array *array, double *value);
+KILN_API kiln_status kiln_array_item_int64(const kiln_array *array, int64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,14 +31,17 @@ extern "C" {
 
 /* a @ b, as numpy.matmul(a, b, out=out).
  * out: NULL to allocate the result (C-contiguous); otherwise an array of
- * exactly the result's shape and dtype (any strides, not a broadcast view,
- * not overlapping a or b) that receives it.
+ * exactly the result's shape (any strides, not a broadcast view, not
+ * overlapping a or b) that receives it, of the result's dtype or one it
+ * casts to same_kind as NumPy's out (a float32 product into float64 out:
+ * computed in float32, then cast; not complex into real, nor into an
+ * integer dtype).
  * result: receives a new reference to the result (to out when given); may
  * be NULL when out is given. On failure *result is NULL.
  * Errors: INVALID_ARGUMENT for NULL a/b, arrays of different contexts, a
  * 0-d operand, inner dims that differ or batch dims that do not broadcast
  * (the message names both shapes), a dtype other than float16/32/64 or complex64/128, an
- * out of the wrong shape or dtype, a bad KILN_BLAS; UNIMPLEMENTED for
+ * out of the wrong shape or of a dtype the result does not cast to same_kind, a bad KILN_BLAS; UNIMPLEMENTED for
  * float64 or complex128 on a device without float64; UNAVAILABLE when KILN_BLAS=vendor and
  * the backend has no usable vendor BLAS; device errors as for launches. */
 KILN_API kiln_status kiln_matmul(const kiln_array *a, const kiln_array *b, kiln_array *out,

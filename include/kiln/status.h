@@ -37,7 +37,8 @@ KILN_API const char *kiln_status_string(kiln_status status);
 
 /* Returns the detail of the most recent failed kiln call on the calling
  * thread ("" if none has failed). The string is owned by kiln and valid
- * until the next kiln call on this thread. */
+ * until the next failing kiln call on this thread (a call that succeeds does
+ * not clear it). */
 KILN_API const char *kiln_last_error(void);
 
 #ifdef __cplusplus

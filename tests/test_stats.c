@@ -1,0 +1,432 @@
+/* tests/test_stats.c: kiln_mean, kiln_var, kiln_std (kiln/stats.h) against
+ * a long double host reference of NumPy's definitions, with NumPy's result
+ * dtypes, on random data: axes, keepdims, ddof, views with negative strides,
+ * host and device operands, out of another dtype, empty extents, bad input. */
+#include "harness.h"
+
+static int has_double(kiln_context *ctx) {
+  kiln_device_info info;
+  kiln_context_device_info(ctx, &info);
+  return info.has_double;
+}
+
+/* The elements of any array as doubles (real parts), C order. */
+static double *values_of(const kiln_array *a) {
+  int64_t n = kiln_array_size(a);
+  kiln_dtype dt = kiln_array_dtype(a);
+  void *raw = malloc((size_t)(n + 1) * kiln_dtype_size(dt));
+  double *v = calloc((size_t)n + 1, sizeof *v);
+  if (!raw || !v || kiln_array_to_host(a, raw, NULL) != KILN_OK) {
+    CHECK_MSG(0, "reading a result back: %s", kiln_last_error());
+  } else {
+    for (int64_t i = 0; i < n; i++) v[i] = harness_get(raw, dt, i);
+  }
+  free(raw);
+  return v;
+}
+
+/* Reference over axis `axis` (-1: all) of a (rows, cols) matrix given by
+ * element(r, c); kind 0 mean, 1 var, 2 std. */
+typedef double (*element_fn)(const void *ctx, int64_t r, int64_t c);
+static void reference(const void *data, element_fn at, int64_t rows, int64_t cols, int axis,
+                      int kind, int64_t ddof, double *out) {
+  int64_t nout = axis < 0 ? 1 : axis == 0 ? cols : rows;
+  int64_t nred = axis < 0 ? rows * cols : axis == 0 ? rows : cols;
+  for (int64_t o = 0; o < nout; o++) {
+    long double s = 0, ss = 0;
+    for (int64_t k = 0; k < nred; k++) {
+      int64_t r = axis < 0 ? k / cols : axis == 0 ? k : o, c = axis < 0 ? k % cols : axis == 0 ? o : k;
+      s += at(data, r, c);
+    }
+    long double m = s / nred;
+    for (int64_t k = 0; k < nred; k++) {
+      int64_t r = axis < 0 ? k / cols : axis == 0 ? k : o, c = axis < 0 ? k % cols : axis == 0 ? o : k;
+      long double d = at(data, r, c) - m;
+      ss += d * d;
+    }
+    long double var = nred > ddof ? ss / (nred - ddof) : (long double)NAN;
+    out[o] = kind == 0 ? (double)m : kind == 1 ? (double)var : (double)sqrtl(var);
+  }
+}
+
+typedef struct matrix {
+  const double *v;
+  int64_t cols;
+  int reversed_rows; /* the view a[::-1, :] */
+  int64_t rows;
+} matrix;
+static double matrix_at(const void *p, int64_t r, int64_t c) {
+  const matrix *m = p;
+  int64_t rr = m->reversed_rows ? m->rows - 1 - r : r;
+  return m->v[rr * m->cols + c];
+}
+
+typedef kiln_status (*stat_fn)(kiln_context *, kiln_operand, kiln_operand, int64_t,
+                               const kiln_reduce_options *, kiln_stream *);
+static kiln_status mean_call(kiln_context *ctx, kiln_operand in, kiln_operand out, int64_t ddof,
+                             const kiln_reduce_options *o, kiln_stream *s) {
+  (void)ddof;
+  return kiln_mean(ctx, in, out, o, s);
+}
+
+/* One dtype: random (rows, cols) data, every axis choice, mean/var/std,
+ * also through a reversed view. */
+static void dtype_case(kiln_context *ctx, kiln_dtype dt, kiln_dtype want, double rtol) {
+  enum { ROWS = 37, COLS = 53 };
+  int64_t shape[2] = {ROWS, COLS};
+  size_t isz = kiln_dtype_size(dt);
+  void *raw = malloc(ROWS * COLS * isz);
+  double lo = kiln_dtype_is_float(dt) ? -3 : -100, hi = kiln_dtype_is_float(dt) ? 5 : 120;
+  if (dt == KILN_UINT8 || dt == KILN_BOOL) lo = 0;
+  harness_fill_random(raw, dt, ROWS * COLS, lo, hi);
+  double *v = malloc(ROWS * COLS * sizeof *v);
+  for (int i = 0; i < ROWS * COLS; i++) v[i] = harness_get(raw, dt, i);
+  kiln_array *a = NULL, *rev = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, dt, 2, shape, NULL, raw, &a));
+  kiln_slice flip[1] = {{KILN_NONE, KILN_NONE, -1}};
+  REQUIRE_OK(kiln_array_slice(a, 1, flip, &rev));
+  stat_fn fns[3] = {mean_call, kiln_var, kiln_std};
+  const char *names[3] = {"mean", "var", "std"};
+  for (int view = 0; view < 2; view++) {
+    matrix m = {v, COLS, view, ROWS};
+    for (int kind = 0; kind < 3; kind++) {
+      for (int axis = -1; axis < 2; axis++) {
+        int64_t ddof = kind == 0 ? 0 : axis == 1 ? 1 : 0;
+        kiln_reduce_options o = axis < 0 ? kiln_reduce_all() : kiln_reduce_axis(axis);
+        kiln_array *r = NULL;
+        CHECK_OK(fns[kind](ctx, kiln_operand_array(view ? rev : a), kiln_operand_new(&r), ddof,
+                           &o, NULL));
+        if (!r) continue;
+        CHECK_MSG(kiln_array_dtype(r) == want, "%s of %s gives %s, NumPy's is %s", names[kind],
+                  kiln_dtype_name(dt), kiln_dtype_name(kiln_array_dtype(r)), kiln_dtype_name(want));
+        int64_t nout = axis < 0 ? 1 : axis == 0 ? COLS : ROWS;
+        CHECK(kiln_array_size(r) == nout);
+        CHECK(kiln_array_ndim(r) == (axis < 0 ? 0 : 1));
+        double ref[COLS > ROWS ? COLS : ROWS], *got = values_of(r);
+        reference(&m, matrix_at, ROWS, COLS, axis, kind, ddof, ref);
+        for (int64_t i = 0; i < nout; i++)
+          if (!(fabs(got[i] - ref[i]) <= rtol * fabs(ref[i]) + rtol)) {
+            CHECK_MSG(0, "%s %s axis %d view %d [%lld]: %.17g, reference %.17g", names[kind],
+                      kiln_dtype_name(dt), axis, view, (long long)i, got[i], ref[i]);
+            break;
+          }
+        free(got);
+        kiln_array_release(r);
+      }
+    }
+  }
+  kiln_array_release(rev);
+  kiln_array_release(a);
+  free(v);
+  free(raw);
+}
+
+static void test_dtypes(kiln_context *ctx) {
+  int dbl = has_double(ctx);
+  dtype_case(ctx, KILN_FLOAT32, KILN_FLOAT32, 2e-5);
+  dtype_case(ctx, KILN_FLOAT16, KILN_FLOAT16, 2e-3);
+  if (!dbl) {
+    harness_skip("no float64: integer inputs (float64 results) not run");
+    return;
+  }
+  dtype_case(ctx, KILN_FLOAT64, KILN_FLOAT64, 1e-13);
+  dtype_case(ctx, KILN_INT32, KILN_FLOAT64, 1e-13);
+  dtype_case(ctx, KILN_UINT8, KILN_FLOAT64, 1e-13);
+  dtype_case(ctx, KILN_INT64, KILN_FLOAT64, 1e-13);
+  dtype_case(ctx, KILN_BOOL, KILN_FLOAT64, 1e-13);
+}
+
+/* keepdims, several axes, host in and out, out of a wider dtype, a stream,
+ * dtype= option. */
+static void test_operands(kiln_context *ctx) {
+  if (!has_double(ctx)) {
+    harness_skip("no float64 on this device");
+    return;
+  }
+  enum { A = 4, B = 5, C = 6 };
+  int64_t shape[3] = {A, B, C};
+  float x[A * B * C];
+  harness_fill_random(x, KILN_FLOAT32, A * B * C, -2, 3);
+  /* mean over axes (0, 2), keepdims: shape (1, 5, 1), into host float64 */
+  kiln_reduce_options o = {.naxes = 2, .axes = {0, -1}, .keepdims = 1};
+  double host_out[B];
+  int64_t kshape[3] = {1, B, 1};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  CHECK_OK(kiln_mean(ctx, kiln_operand_host(x, KILN_FLOAT32, 3, shape, NULL),
+                     kiln_operand_host_output(host_out, KILN_FLOAT64, 3, kshape, NULL), &o,
+                     stream));
+  for (int b = 0; b < B; b++) {
+    double s = 0;
+    for (int i = 0; i < A; i++)
+      for (int k = 0; k < C; k++) s += x[(i * B + b) * C + k];
+    CHECK_CLOSE(host_out[b], s / (A * C), 2e-6, 1e-6); /* float32 sums */
+  }
+  /* std with dtype=float64 of float32 data: float64 result, device out */
+  kiln_array *dev = NULL, *out = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 3, shape, NULL, x, &dev));
+  int64_t oshape[2] = {A, B};
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_FLOAT64, 2, oshape, &out));
+  kiln_reduce_options last = kiln_reduce_axis(2);
+  last.has_dtype = 1;
+  last.dtype = KILN_FLOAT64;
+  CHECK_OK(kiln_std(ctx, kiln_operand_array(dev), kiln_operand_array(out), 0, &last, stream));
+  double got[A * B];
+  CHECK_OK(kiln_stream_synchronize(ctx, stream));
+  CHECK_OK(kiln_array_to_host(out, got, NULL));
+  for (int r = 0; r < A * B; r++) {
+    double s = 0, ss = 0;
+    for (int k = 0; k < C; k++) s += x[r * C + k];
+    for (int k = 0; k < C; k++) ss += (x[r * C + k] - s / C) * (x[r * C + k] - s / C);
+    CHECK_CLOSE(got[r], sqrt(ss / C), 1e-12, 0);
+  }
+  /* complex64: var is float32 of |x - mean|^2 */
+  float z[2 * 7] = {1, 2, -3, 0.5f, 4, -1, 0, 0, 2.5f, 3, -1, -2, 6, 1};
+  int64_t n7 = 7;
+  kiln_array *zr = NULL;
+  CHECK_OK(kiln_var(ctx, kiln_operand_host(z, KILN_COMPLEX64, 1, &n7, NULL),
+                    kiln_operand_new(&zr), 0, NULL, NULL));
+  if (zr) {
+    CHECK(kiln_array_dtype(zr) == KILN_FLOAT32);
+    double mr = 0, mi = 0, ss = 0;
+    for (int i = 0; i < 7; i++) mr += z[2 * i] / 7.0, mi += z[2 * i + 1] / 7.0;
+    for (int i = 0; i < 7; i++)
+      ss += (z[2 * i] - mr) * (z[2 * i] - mr) + (z[2 * i + 1] - mi) * (z[2 * i + 1] - mi);
+    double *v = values_of(zr);
+    CHECK_CLOSE(v[0], ss / 7, 1e-6, 0);
+    free(v);
+  }
+  kiln_array_release(zr);
+  kiln_array_release(out);
+  kiln_array_release(dev);
+  kiln_stream_release(stream);
+}
+
+/* Empty extents give NaN, ddof >= N inf or NaN, as NumPy's. */
+static void test_empty_and_ddof(kiln_context *ctx) {
+  int64_t zero = 0, three = 3;
+  float none[1] = {0}, few[3] = {1.5f, 2.5f, 4.0f};
+  kiln_array *r = NULL;
+  CHECK_OK(kiln_mean(ctx, kiln_operand_host(none, KILN_FLOAT32, 1, &zero, NULL),
+                     kiln_operand_new(&r), NULL, NULL));
+  if (r) {
+    double *v = values_of(r);
+    CHECK_MSG(isnan(v[0]), "mean of empty: %g", v[0]);
+    free(v);
+  }
+  kiln_array_release(r);
+  r = NULL;
+  CHECK_OK(kiln_var(ctx, kiln_operand_host(few, KILN_FLOAT32, 1, &three, NULL),
+                    kiln_operand_new(&r), 3, NULL, NULL));
+  if (r) {
+    double *v = values_of(r);
+    CHECK_MSG(isinf(v[0]), "var with ddof = N: %g (NumPy: inf)", v[0]);
+    free(v);
+  }
+  kiln_array_release(r);
+  r = NULL;
+  CHECK_OK(kiln_var(ctx, kiln_operand_host(few, KILN_FLOAT32, 1, &three, NULL),
+                    kiln_operand_new(&r), 1, NULL, NULL));
+  if (r) {
+    double *v = values_of(r);
+    double m = (1.5 + 2.5 + 4.0) / 3;
+    double want = ((1.5 - m) * (1.5 - m) + (2.5 - m) * (2.5 - m) + (4 - m) * (4 - m)) / 2;
+    CHECK_CLOSE(v[0], want, 1e-6, 0);
+    free(v);
+  }
+  kiln_array_release(r);
+}
+
+static void test_bad_input(kiln_context *ctx) {
+  int64_t shape[2] = {3, 4};
+  float x[12];
+  harness_fill_random(x, KILN_FLOAT32, 12, -1, 1);
+  kiln_operand in = kiln_operand_host(x, KILN_FLOAT32, 2, shape, NULL);
+  kiln_array *r = (kiln_array *)1;
+  CHECK_STATUS(kiln_var(ctx, in, kiln_operand_new(&r), -1, NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("ddof");
+  CHECK(r == NULL);
+  CHECK_STATUS(kiln_mean(NULL, in, kiln_operand_new(&r), NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  kiln_reduce_options bad = kiln_reduce_axis(2);
+  r = (kiln_array *)1;
+  CHECK_STATUS(kiln_std(ctx, in, kiln_operand_new(&r), 0, &bad, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("axis 2 is out of bounds");
+  CHECK(r == NULL);
+  /* an output of the wrong shape, and an integer output for a float mean */
+  int64_t wrong[1] = {5}, right[1] = {3};
+  double out5[5];
+  int32_t out3[3];
+  kiln_reduce_options rows = kiln_reduce_axis(1);
+  CHECK_STATUS(kiln_mean(ctx, in, kiln_operand_host_output(out5, KILN_FLOAT64, 1, wrong, NULL),
+                         &rows, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_mean(ctx, in, kiln_operand_host_output(out3, KILN_INT32, 1, right, NULL),
+                         &rows, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_mean(ctx, kiln_operand_float(1.0), kiln_operand_new(&r), NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+}
+
+/* The same input gives the same bits, whatever the work-group size. */
+static void test_reproducible(kiln_context *ctx) {
+  enum { N = 100003 };
+  float *x = malloc(N * sizeof *x);
+  harness_fill_random(x, KILN_FLOAT32, N, -1, 1);
+  int64_t n = N;
+  float r[3];
+  int64_t one = 1;
+  int sizes[3] = {0, 64, 256};
+  for (int i = 0; i < 3; i++) {
+    kiln_reduce_options o = kiln_reduce_all();
+    o.work_group_size = sizes[i];
+    CHECK_OK(kiln_var(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                      kiln_operand_host_output(&r[i], KILN_FLOAT32, 0, &one, NULL), 0, &o, NULL));
+  }
+  CHECK_MSG(memcmp(&r[0], &r[1], sizeof r[0]) == 0 && memcmp(&r[0], &r[2], sizeof r[0]) == 0,
+            "var bits differ with the work-group size: %.9g %.9g %.9g", r[0], r[1], r[2]);
+  free(x);
+}
+
+/* isclose against NumPy 2's formula evaluated on the host in the same
+ * dtype, on random pairs near the tolerance, with infinities and NaNs. */
+static void test_isclose(kiln_context *ctx) {
+  enum { N = 1009 };
+  float x[N], y[N];
+  harness_fill_random(x, KILN_FLOAT32, N, -10, 10);
+  for (int i = 0; i < N; i++) {
+    double scale = harness_rand_uniform(0, 3e-5); /* around rtol = 1e-5 */
+    y[i] = (float)(x[i] * (1 + (harness_rand_u64() & 1 ? scale : -scale)));
+  }
+  x[3] = INFINITY, y[3] = INFINITY;  /* equal infinities: close */
+  x[4] = INFINITY, y[4] = -INFINITY; /* not */
+  x[5] = NAN, y[5] = NAN;            /* close only with equal_nan */
+  x[6] = 1, y[6] = NAN;
+  x[7] = NAN, y[7] = 2;
+  x[8] = 1e-9f, y[8] = 0;            /* within atol */
+  int64_t n = N;
+  float rtol = 1e-5f, atol = 1e-8f;
+  for (int equal_nan = 0; equal_nan < 2; equal_nan++) {
+    uint8_t got[N];
+    CHECK_OK(kiln_isclose(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                          kiln_operand_host(y, KILN_FLOAT32, 1, &n, NULL),
+                          kiln_operand_host_output(got, KILN_BOOL, 1, &n, NULL), KILN_ISCLOSE_RTOL,
+                          KILN_ISCLOSE_ATOL, equal_nan, NULL));
+    int mismatches = 0, trues = 0;
+    for (int i = 0; i < N; i++) {
+      volatile float scaled = rtol * fabsf(y[i]);
+      volatile float bound = atol + scaled;
+      int want = (fabsf(x[i] - y[i]) <= bound && isfinite(y[i])) || x[i] == y[i] ||
+                 (equal_nan && isnan(x[i]) && isnan(y[i]));
+      trues += want;
+      if ((got[i] != 0) != want && mismatches++ < 5)
+        CHECK_MSG(0, "isclose(%.9g, %.9g) equal_nan %d: %d, expected %d", x[i], y[i], equal_nan,
+                  got[i], want);
+    }
+    CHECK_MSG(trues > N / 4 && trues < 3 * N / 4, "%d of %d close: the data does not test much",
+              trues, N);
+    CHECK(got[3] && !got[4] && got[5] == equal_nan && !got[6] && !got[7] && got[8]);
+  }
+  /* integers compute in float64; a weak scalar b broadcasts */
+  int32_t ints[4] = {100000, 100001, 100002, -5};
+  int64_t four = 4;
+  uint8_t got4[4];
+  CHECK_OK(kiln_isclose(ctx, kiln_operand_host(ints, KILN_INT32, 1, &four, NULL),
+                        kiln_operand_int(100001), kiln_operand_host_output(got4, KILN_BOOL, 1, &four, NULL),
+                        KILN_ISCLOSE_RTOL, 0, 0, NULL));
+  CHECK(got4[0] && got4[1] && got4[2] && !got4[3]); /* |1| <= 1e-5 * 100001 */
+  /* complex: the modulus */
+  float z[4] = {3, 4, 3, 4.0001f}, w[4] = {3, 4, 3.00001f, 4};
+  int64_t two = 2;
+  uint8_t gotz[2];
+  CHECK_OK(kiln_isclose(ctx, kiln_operand_host(z, KILN_COMPLEX64, 1, &two, NULL),
+                        kiln_operand_host(w, KILN_COMPLEX64, 1, &two, NULL),
+                        kiln_operand_host_output(gotz, KILN_BOOL, 1, &two, NULL), 1e-5, 0, 0, NULL));
+  CHECK(gotz[0] && !gotz[1]); /* |0.0001 - 0.00001i| ~ 1e-4 > 5e-5 */
+  /* allclose */
+  int all = -1;
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_host(x + 10, KILN_FLOAT32, 1, &four, NULL),
+                         kiln_operand_host(x + 10, KILN_FLOAT32, 1, &four, NULL),
+                         KILN_ISCLOSE_RTOL, KILN_ISCLOSE_ATOL, 0, &all));
+  CHECK(all == 1);
+  kiln_array *dx = NULL, *dy = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, x, &dx));
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, y, &dy));
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dy), KILN_ISCLOSE_RTOL,
+                         KILN_ISCLOSE_ATOL, 1, &all));
+  CHECK(all == 0);
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dx), 0, 0, 1, &all));
+  CHECK(all == 1); /* NaNs equal with equal_nan */
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dx), 0, 0, 0, &all));
+  CHECK(all == 0); /* but not without */
+  int64_t zero = 0;
+  CHECK_OK(kiln_allclose(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &zero, NULL),
+                         kiln_operand_host(y, KILN_FLOAT32, 1, &zero, NULL), 0, 0, 0, &all));
+  CHECK(all == 1);
+  /* shapes that do not broadcast, NULL result */
+  int64_t three = 3;
+  CHECK_STATUS(kiln_allclose(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &three, NULL),
+                             kiln_operand_host(y, KILN_FLOAT32, 1, &four, NULL), 0, 0, 0, &all),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_allclose(ctx, kiln_operand_array(dx), kiln_operand_array(dx), 0, 0, 0, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  kiln_array_release(dx);
+  kiln_array_release(dy);
+}
+
+static void test_item(kiln_context *ctx) {
+  float x[5] = {1.5f, -2.25f, 8, 0.5f, 3};
+  int64_t n = 5;
+  kiln_array *m = NULL, *arg = NULL, *vec = NULL, *one = NULL;
+  REQUIRE_OK(kiln_mean(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL), kiln_operand_new(&m),
+                       NULL, NULL));
+  double value = 0;
+  CHECK_OK(kiln_array_item_float64(m, &value));
+  CHECK(value == (double)(float)((1.5 - 2.25 + 8 + 0.5 + 3) / 5));
+  float raw = 0;
+  CHECK_OK(kiln_array_item(m, &raw));
+  CHECK(raw == (float)value);
+  int64_t index = -1;
+  REQUIRE_OK(kiln_argmax(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                         kiln_operand_new(&arg), NULL, NULL));
+  CHECK_OK(kiln_array_item_int64(arg, &index));
+  CHECK(index == 2);
+  CHECK_OK(kiln_array_item_float64(arg, &value));
+  CHECK(value == 2);
+  /* a (1, 1) view of one element is fine; size 5 is not */
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, x, &vec));
+  kiln_slice last[1] = {{-1, KILN_NONE, 1}};
+  REQUIRE_OK(kiln_array_slice(vec, 1, last, &one));
+  CHECK_OK(kiln_array_item_float64(one, &value));
+  CHECK(value == 3);
+  CHECK_STATUS(kiln_array_item_float64(vec, &value), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("size 1");
+  CHECK_STATUS(kiln_array_item_int64(m, &index), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_array_item(NULL, &raw), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_array_item(m, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  uint64_t big = UINT64_MAX;
+  kiln_array *u = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_UINT64, 0, NULL, NULL, &big, &u));
+  CHECK_STATUS(kiln_array_item_int64(u, &index), KILN_ERROR_OUT_OF_RANGE);
+  uint16_t h = kiln_float16_from_float(0.375f);
+  kiln_array *half = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT16, 0, NULL, NULL, &h, &half));
+  CHECK_OK(kiln_array_item_float64(half, &value));
+  CHECK(value == 0.375);
+  kiln_array *arrays[] = {m, arg, vec, one, u, half};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) kiln_array_release(arrays[i]);
+}
+
+static const harness_test tests[] = {
+    {"dtypes", test_dtypes},
+    {"operands", test_operands},
+    {"empty_and_ddof", test_empty_and_ddof},
+    {"bad_input", test_bad_input},
+    {"reproducible", test_reproducible},
+    {"isclose", test_isclose},
+    {"item", test_item},
+    {0}};
+
+int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
