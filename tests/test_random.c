@@ -222,6 +222,41 @@ static void test_empty_output(kiln_context *ctx) {
   kiln_array_release(a);
 }
 
+/* The kernel language's functions in a raw kernel give the array calls'
+ * values: block i, value k is element V i + k of a draw from position 0. */
+static void test_kernel_functions(kiln_context *ctx) {
+  kiln_kernel *kernel = harness_kernel(ctx, "random_functions.kl", "draw_blocks");
+  if (!kernel) return;
+  const uint64_t seed = 0x123456789abcdefull, stream_id = 77;
+  int64_t blocks = 1001, n32 = 4 * blocks, n64 = 2 * blocks;
+  kiln_array *arrays[5] = {NULL};
+  kiln_dtype dtypes[5] = {KILN_FLOAT32, KILN_FLOAT32, KILN_FLOAT32, KILN_FLOAT64, KILN_FLOAT64};
+  for (int k = 0; k < 5; k++)
+    REQUIRE_OK(kiln_array_empty(ctx, dtypes[k], 1, k < 3 ? &n32 : &n64, &arrays[k]));
+  kiln_arg args[8] = {kiln_arg_uint64(seed), kiln_arg_uint64(stream_id), kiln_arg_int64(blocks)};
+  for (int k = 0; k < 5; k++) args[3 + k] = kiln_arg_array(arrays[k]);
+  CHECK_OK(kiln_kernel_launch(kernel, 1, &blocks, NULL, 8, args, NULL));
+  for (int k = 0; k < 5; k++) {
+    int64_t n = k < 3 ? n32 : n64;
+    size_t bytes = (size_t)n * kiln_dtype_size(dtypes[k]);
+    void *got = malloc(bytes), *want = malloc(bytes);
+    CHECK_OK(kiln_array_to_host(arrays[k], got, NULL));
+    kiln_random_state state = {seed, stream_id, 0};
+    kiln_random_generator *gen = NULL;
+    REQUIRE_OK(kiln_random_generator_create_state(&state, &gen));
+    kiln_operand out = kiln_operand_host_output(want, dtypes[k], 1, &n, NULL);
+    if (k == 0 || k == 3) CHECK_OK(kiln_random_standard_normal(gen, NULL, out, NULL));
+    else if (k == 2) CHECK_OK(kiln_random_exponential(gen, NULL, 1.0, out, NULL));
+    else CHECK_OK(kiln_random_uniform(gen, NULL, 0.0, 1.0, out, NULL));
+    CHECK_MSG(memcmp(got, want, bytes) == 0, "kernel function %d differs from the host", k);
+    kiln_random_generator_release(gen);
+    free(got);
+    free(want);
+  }
+  for (int k = 0; k < 5; k++) kiln_array_release(arrays[k]);
+  kiln_kernel_release(kernel);
+}
+
 /* ---- statistics (fixed seeds; thresholds documented in docs/random.md) ---- */
 
 static int compare_doubles(const void *a, const void *b) {
@@ -565,6 +600,7 @@ static const harness_test tests[] = {
     {"positions_advance", test_positions_advance},
     {"views", test_views},
     {"empty_output", test_empty_output},
+    {"kernel_functions", test_kernel_functions},
     {"statistics", test_statistics},
     {"integers", test_integers},
     {"generators", test_generators},
