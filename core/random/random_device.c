@@ -78,6 +78,17 @@ typedef struct random_request {
   int ndim;
 } random_request;
 
+/* The stores of value k of the block to element i = g V + k. */
+static void append_store(const kiln_random_draw *d, const kiln_ew_signature *sig, int ndim,
+                         int per_block, int checked, const char *store, kiln_strbuf *out) {
+  kiln_strbuf_appendf(out, "      for (int k = 0; k < %d; k++) {\n", per_block);
+  kiln_strbuf_appendf(out, "        int64_t i = g * %d + k;\n", per_block);
+  if (checked) kiln_strbuf_append(out, "        if (i >= total) break;\n");
+  kiln_strbuf_appendf(out, "        %s v = values.v[k];\n", kiln_random_value_type(d));
+  kiln_ew_append_offsets(sig, ndim, out);
+  kiln_strbuf_appendf(out, "        p0[e0] = %s;\n      }\n", store);
+}
+
 static void random_source(const kiln_random_draw *d, int ndim, kiln_strbuf *out) {
   kiln_ew_signature sig;
   fill_signature(d, &sig);
@@ -90,12 +101,13 @@ static void random_source(const kiln_random_draw *d, int ndim, kiln_strbuf *out)
   kiln_strbuf_append(out, ",\n    int64_t total) {\n");
   kiln_strbuf_append(out, "  KILN_ELEMENTS_BEGIN(g, base, n)\n");
   kiln_strbuf_appendf(out, "    uint64_t block = s2 + (uint64_t)g;\n    %s\n", block);
-  kiln_strbuf_appendf(out, "    for (int k = 0; k < %d; k++) {\n", per_block);
-  kiln_strbuf_appendf(out, "      int64_t i = g * %d + k;\n", per_block);
-  kiln_strbuf_append(out, "      if (i < total) {\n");
-  kiln_strbuf_appendf(out, "        %s v = values.v[k];\n", kiln_random_value_type(d));
-  kiln_ew_append_offsets(&sig, ndim, out);
-  kiln_strbuf_appendf(out, "        p0[e0] = %s;\n      }\n    }\n", store);
+  /* every block but the last is whole: its stores need no bound test,
+   * which lets CPU compilers vectorise them (measured 1.5x on PoCL) */
+  kiln_strbuf_appendf(out, "    if (g * %d + %d <= total) {\n", per_block, per_block);
+  append_store(d, &sig, ndim, per_block, 0, store, out);
+  kiln_strbuf_append(out, "    } else {\n");
+  append_store(d, &sig, ndim, per_block, 1, store, out);
+  kiln_strbuf_append(out, "    }\n");
   kiln_ew_append_loop_tail(out);
 }
 
