@@ -446,6 +446,99 @@ static void test_integers(kiln_context *ctx) {
   kiln_random_generator_release(gen);
 }
 
+/* permutation: every index once, the host's and the device's equal, and
+ * the stable order of the generator's full-range uint64 keys; shuffle
+ * moves whole rows by that permutation. */
+static int compare_u64_index(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void test_permutation(kiln_context *ctx) {
+  int64_t n = 1009;
+  kiln_random_generator *gen = NULL, *host = NULL, *keys_gen = NULL;
+  REQUIRE_OK(kiln_random_generator_create(31, &gen));
+  REQUIRE_OK(kiln_random_generator_create(31, &host));
+  REQUIRE_OK(kiln_random_generator_create(31, &keys_gen));
+  kiln_array *a = NULL;
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_INT64, 1, &n, &a));
+  CHECK_OK(kiln_random_permutation(gen, ctx, kiln_operand_array(a), NULL));
+  int64_t *got = malloc((size_t)n * 8);
+  int32_t *host32 = malloc((size_t)n * 4);
+  uint64_t *keys = malloc((size_t)n * 8), (*pairs)[2] = malloc((size_t)n * 16);
+  char *seen = calloc((size_t)n, 1);
+  CHECK_OK(kiln_array_to_host(a, got, NULL));
+  CHECK_OK(kiln_random_permutation(host, NULL,
+                                   kiln_operand_host_output(host32, KILN_INT32, 1, &n, NULL), NULL));
+  CHECK_OK(kiln_random_integers_u64(keys_gen, NULL, 0, UINT64_MAX, 1,
+                                    kiln_operand_host_output(keys, KILN_UINT64, 1, &n, NULL), NULL));
+  for (int64_t i = 0; i < n; i++) {
+    pairs[i][0] = keys[i];
+    pairs[i][1] = (uint64_t)i;
+  }
+  qsort(pairs, (size_t)n, 16, compare_u64_index);
+  int64_t fixed = 0;
+  for (int64_t i = 0; i < n; i++) {
+    CHECK_MSG(got[i] >= 0 && got[i] < n && !seen[got[i]], "index %lld: %lld", (long long)i,
+              (long long)got[i]);
+    if (got[i] >= 0 && got[i] < n) seen[got[i]] = 1;
+    CHECK(host32[i] == got[i]);
+    CHECK(got[i] == (int64_t)pairs[i][1]);
+    fixed += got[i] == i;
+  }
+  CHECK_MSG(fixed < 10, "%lld fixed points in a random permutation of %lld", (long long)fixed,
+            (long long)n);
+  CHECK(kiln_random_generator_state(gen).position == (uint64_t)(n + 1) / 2);
+
+  /* shuffle a (17, 3) array's rows */
+  int64_t shape[2] = {17, 3}, rows = 17;
+  float values[51], shuffled[51];
+  int64_t perm[17];
+  for (int i = 0; i < 51; i++) values[i] = (float)i + 0.5f;
+  kiln_array *m = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, values, &m));
+  kiln_random_generator *shuffler = NULL, *order = NULL;
+  REQUIRE_OK(kiln_random_generator_create(32, &shuffler));
+  REQUIRE_OK(kiln_random_generator_create(32, &order));
+  CHECK_OK(kiln_random_shuffle(shuffler, m, NULL));
+  CHECK_OK(kiln_array_to_host(m, shuffled, NULL));
+  CHECK_OK(kiln_random_permutation(order, NULL,
+                                   kiln_operand_host_output(perm, KILN_INT64, 1, &rows, NULL), NULL));
+  for (int i = 0; i < 17; i++)
+    for (int j = 0; j < 3; j++) CHECK(shuffled[i * 3 + j] == values[perm[i] * 3 + j]);
+  /* bad input */
+  int64_t two_d[2] = {2, 2};
+  int8_t small[4];
+  CHECK_STATUS(kiln_random_permutation(gen, NULL,
+                                       kiln_operand_host_output(small, KILN_INT8, 2, two_d, NULL),
+                                       NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  int64_t four = 4;
+  CHECK_STATUS(kiln_random_permutation(gen, NULL,
+                                       kiln_operand_host_output(small, KILN_INT8, 1, &four, NULL),
+                                       NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("int8");
+  kiln_array *scalar = NULL;
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_FLOAT32, 0, NULL, &scalar));
+  CHECK_STATUS(kiln_random_shuffle(gen, scalar, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_random_shuffle(NULL, m, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  kiln_array_release(scalar);
+  kiln_array_release(m);
+  kiln_random_generator_release(shuffler);
+  kiln_random_generator_release(order);
+  free(got);
+  free(host32);
+  free(keys);
+  free(pairs);
+  free(seen);
+  kiln_array_release(a);
+  kiln_random_generator_release(gen);
+  kiln_random_generator_release(host);
+  kiln_random_generator_release(keys_gen);
+}
+
 /* ---- generators ---- */
 
 static void test_generators(kiln_context *ctx) {
@@ -603,6 +696,7 @@ static const harness_test tests[] = {
     {"kernel_functions", test_kernel_functions},
     {"statistics", test_statistics},
     {"integers", test_integers},
+    {"permutation", test_permutation},
     {"generators", test_generators},
     {"bad_input", test_bad_input},
     {"other_context", test_other_context},

@@ -164,6 +164,27 @@ KILN_API kiln_status kiln_random_integers_u64(kiln_random_generator *gen, kiln_c
 KILN_API kiln_status kiln_random_bernoulli(kiln_random_generator *gen, kiln_context *ctx,
                                            double p, kiln_operand out, kiln_stream *stream);
 
+/* ---- permutations -------------------------------------------------------------
+ * By random keys: n 64-bit keys drawn as kiln_random_integers_u64 over the
+ * full range would draw them (so the same on every backend), then their
+ * stable order. The order is computed on the host for now (the keys are
+ * the host generator's, the result is copied to the device); kiln's device
+ * sort will take over with the same results. */
+
+/* NumPy's Generator.permutation(n): a random ordering of 0..n-1 into a
+ * 1-D out of n elements (int64, uint64, or int32/uint32 when n fits),
+ * device array or host output; consumes ceil(n / 2) blocks. Errors: out
+ * not 1-D, a dtype that cannot hold n - 1. */
+KILN_API kiln_status kiln_random_permutation(kiln_random_generator *gen, kiln_context *ctx,
+                                             kiln_operand out, kiln_stream *stream);
+
+/* NumPy's Generator.shuffle(x): permutes the device array's elements along
+ * axis 0 in place (rows moved as a whole), with the permutation
+ * kiln_random_permutation would give for shape[0]. Returns when done.
+ * Errors: 0-d or broadcast arrays. */
+KILN_API kiln_status kiln_random_shuffle(kiln_random_generator *gen, kiln_array *array,
+                                         kiln_stream *stream);
+
 #ifdef __cplusplus
 }
 #endif
