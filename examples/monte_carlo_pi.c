@@ -1,12 +1,15 @@
 /* monte_carlo_pi: estimate pi from random points in the unit square, each
- * work-item drawing its own Philox stream (kiln_rng), counting the points
- * inside the quarter circle, then a two-stage sum: work-group sums in local
- * memory on the device, the group sums added on the host.
+ * work-item drawing its own stream of kiln's generator (stream = the
+ * work-item) with the kernel language's kiln_uniform_f32 (one Philox block:
+ * four uniforms, two points), counting the points inside the quarter
+ * circle, then a two-stage sum: work-group sums in local memory on the
+ * device, the group sums added on the host.
  *
- * The inside test uses integers only ((2X+1)^2 + (2Y+1)^2 <= 2^50 for the
- * top 24 bits X, Y of two words), so plain C drawing the same streams
- * through kiln/random.h must count exactly the same points: the check is
- * equality, not a tolerance. Usage: monte_carlo_pi [work_items [samples]] */
+ * kiln's uniforms have the same bits on the device and on the host, so
+ * plain C drawing the same streams through the host generator (a
+ * kiln_random_generator at (seed, stream = item), kiln_random_uniform with
+ * no context) must count exactly the same points: the check is equality,
+ * not a tolerance. Usage: monte_carlo_pi [work_items [samples]] */
 #include <math.h>
 #include <stdlib.h>
 
@@ -16,9 +19,10 @@
 #define PI 3.14159265358979323846
 
 static const char *source =
-    "KILN_DEVICE uint32_t inside(uint32_t a, uint32_t b) {\n"
-    "  uint64_t x = 2 * (uint64_t)(a >> 8) + 1, y = 2 * (uint64_t)(b >> 8) + 1;\n"
-    "  return x * x + y * y <= ((uint64_t)1 << 50) ? 1u : 0u;\n"
+    "KILN_DEVICE uint32_t inside(float x, float y) {\n"
+    "  float x2 = kiln_mul_rn(x, x);\n" /* no contraction into an fma */
+    "  float y2 = kiln_mul_rn(y, y);\n"
+    "  return x2 + y2 < 1.0f ? 1u : 0u;\n"
     "}\n"
     "KILN_KERNEL void count_inside(uint64_t seed, int64_t items, int64_t samples,\n"
     "                              KILN_GLOBAL uint32_t *group_counts) {\n"
@@ -26,10 +30,11 @@ static const char *source =
     "  int64_t item = kiln_global_id(0);\n"
     "  uint32_t count = 0;\n"
     "  if (item < items) {\n"
-    "    kiln_rng rng = kiln_rng_init(seed, (uint64_t)item);\n"
-    "    for (int64_t s = 0; s < samples; s++) {\n"
-    "      uint32_t a = kiln_rng_next_u32(&rng);\n"
-    "      count += inside(a, kiln_rng_next_u32(&rng));\n"
+    "    kiln_philox4x32_key key = kiln_random_key(seed);\n"
+    "    for (int64_t b = 0; 2 * b < samples; b++) {\n"
+    "      kiln_random_f32x4 u = kiln_uniform_f32(key, kiln_random_counter((uint64_t)item, (uint64_t)b));\n"
+    "      count += inside(u.v[0], u.v[1]);\n"
+    "      if (2 * b + 1 < samples) count += inside(u.v[2], u.v[3]);\n"
     "    }\n"
     "  }\n"
     "  int64_t lid = kiln_local_id(0);\n"
@@ -42,26 +47,26 @@ static const char *source =
     "  if (lid == 0) group_counts[kiln_group_id(0)] = counts[0];\n"
     "}\n";
 
-/* The same points in plain C, through the host side of kiln's generator. */
+/* The same points in plain C: item's stream drawn by the host generator,
+ * point s being uniforms 2s and 2s + 1. */
 static uint64_t count_on_host(uint64_t seed, int64_t items, int64_t samples) {
   uint64_t total = 0;
-  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-  for (int64_t item = 0; item < items; item++) {
-    uint32_t words[4];
-    for (int64_t w = 0; w < 2 * samples; w++) {
-      if (w % 4 == 0) {
-        uint64_t block = (uint64_t)w / 4;
-        const uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), (uint32_t)item,
-                                 (uint32_t)((uint64_t)item >> 32)};
-        kiln_random_philox4x32_10(ctr, key, words);
+  int64_t n = 2 * samples;
+  float *u = malloc((size_t)n * sizeof *u);
+  for (int64_t item = 0; item < items && u; item++) {
+    kiln_random_state state = {seed, (uint64_t)item, 0};
+    kiln_random_generator *gen;
+    if (kiln_random_generator_create_state(&state, &gen) != KILN_OK) break;
+    if (kiln_random_uniform(gen, NULL, 0.0, 1.0,
+                            kiln_operand_host_output(u, KILN_FLOAT32, 1, &n, NULL),
+                            NULL) == KILN_OK)
+      for (int64_t s = 0; s < samples; s++) {
+        float x2 = u[2 * s] * u[2 * s], y2 = u[2 * s + 1] * u[2 * s + 1];
+        total += x2 + y2 < 1.0f;
       }
-      if (w % 2 == 1) {
-        uint64_t x = 2 * (uint64_t)(words[(w - 1) % 4] >> 8) + 1;
-        uint64_t y = 2 * (uint64_t)(words[w % 4] >> 8) + 1;
-        total += x * x + y * y <= ((uint64_t)1 << 50);
-      }
-    }
+    kiln_random_generator_release(gen);
   }
+  free(u);
   return total;
 }
 

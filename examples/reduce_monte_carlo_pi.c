@@ -1,12 +1,14 @@
 /* reduce_monte_carlo_pi: Monte Carlo pi as ONE custom reduction: the map
- * draws sample kiln_i's point from Philox4x32-10 (kiln's kernel language,
- * key = the seed, counter = the sample index) and gives 1 when it falls in
- * the quarter circle, the reduce adds, so no kernel, no buffer of samples
- * (the seed is a broadcast view of one element) and no host-side sum.
+ * draws sample kiln_i's point with the kernel language's kiln_uniform_f32
+ * (one Philox4x32-10 block of generator (seed, stream 0): block kiln_i,
+ * its first two uniforms) and gives 1 when it falls in the quarter circle,
+ * the reduce adds, so no kernel, no buffer of samples (the seed is a
+ * broadcast view of one element) and no host-side sum.
  *
- * The inside test uses integers only, so plain C drawing the same numbers
- * through kiln/random.h must count exactly the same points: the check is
- * equality. Usage: reduce_monte_carlo_pi [samples] */
+ * kiln's uniforms have the same bits on every backend and on the host, so
+ * plain C drawing the same numbers through the host generator
+ * (kiln_random_uniform with no context) must count exactly the same
+ * points: the check is equality. Usage: reduce_monte_carlo_pi [samples] */
 #include <math.h>
 #include <stdlib.h>
 
@@ -16,14 +18,36 @@
 
 static const char *preamble =
     "KILN_DEVICE int64_t inside(uint64_t seed, int64_t i) {\n"
-    "  kiln_philox4x32_ctr c;\n"
-    "  c.v[0] = (uint32_t)i; c.v[1] = (uint32_t)((uint64_t)i >> 32); c.v[2] = 0; c.v[3] = 0;\n"
-    "  kiln_philox4x32_key k;\n"
-    "  k.v[0] = (uint32_t)seed; k.v[1] = (uint32_t)(seed >> 32);\n"
-    "  kiln_philox4x32_ctr r = kiln_philox4x32_10(c, k);\n"
-    "  uint64_t x = 2 * (uint64_t)(r.v[0] >> 8) + 1, y = 2 * (uint64_t)(r.v[1] >> 8) + 1;\n"
-    "  return x * x + y * y <= ((uint64_t)1 << 50) ? 1 : 0;\n"
+    "  kiln_random_f32x4 u = kiln_uniform_f32(kiln_random_key(seed),\n"
+    "                                         kiln_random_counter(0, (uint64_t)i));\n"
+    "  float x2 = kiln_mul_rn(u.v[0], u.v[0]);\n" /* no contraction into an fma */
+    "  float y2 = kiln_mul_rn(u.v[1], u.v[1]);\n"
+    "  return x2 + y2 < 1.0f ? 1 : 0;\n"
     "}\n";
+
+/* The same points in plain C: sample i is elements 4i, 4i + 1 of a uniform
+ * draw from (seed, stream 0, position 0), in chunks (each call continues
+ * where the last one stopped). */
+static int64_t count_on_host(uint64_t seed, int64_t samples) {
+  enum { CHUNK = 65536 };
+  static float u[4 * CHUNK];
+  kiln_random_generator *gen;
+  if (kiln_random_generator_create(seed, &gen) != KILN_OK) return -1;
+  int64_t count = 0;
+  for (int64_t first = 0; first < samples; first += CHUNK) {
+    int64_t n = 4 * (samples - first < CHUNK ? samples - first : CHUNK);
+    if (kiln_random_uniform(gen, NULL, 0.0, 1.0,
+                            kiln_operand_host_output(u, KILN_FLOAT32, 1, &n, NULL),
+                            NULL) != KILN_OK)
+      count = -1;
+    for (int64_t i = 0; i < n / 4 && count >= 0; i++) {
+      float x2 = u[4 * i] * u[4 * i], y2 = u[4 * i + 1] * u[4 * i + 1];
+      count += x2 + y2 < 1.0f;
+    }
+  }
+  kiln_random_generator_release(gen);
+  return count;
+}
 
 int main(int argc, char **argv) {
   int64_t samples = argc > 1 ? strtoll(argv[1], NULL, 10) : 10000000;
@@ -53,16 +77,7 @@ int main(int argc, char **argv) {
                           kiln_operand_host_output(&inside, KILN_INT64, 0, NULL, NULL), NULL,
                           NULL));
 
-  /* plain C: the same points through the host side of kiln's generator */
-  int64_t expected = 0;
-  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-  for (int64_t i = 0; i < samples; i++) {
-    const uint32_t ctr[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), 0, 0};
-    uint32_t words[4];
-    kiln_random_philox4x32_10(ctr, key, words);
-    uint64_t x = 2 * (uint64_t)(words[0] >> 8) + 1, y = 2 * (uint64_t)(words[1] >> 8) + 1;
-    expected += x * x + y * y <= ((uint64_t)1 << 50);
-  }
+  int64_t expected = count_on_host(seed, samples);
   double pi = 4.0 * (double)inside / (double)samples;
   printf("%lld points: pi ~ %.6f (|error| %.2e); device count %lld, plain C count %lld\n",
          (long long)samples, pi, fabs(pi - PI), (long long)inside, (long long)expected);

@@ -134,6 +134,7 @@ KILN_DEVICE float kiln_uint32_as_float(uint32_t x) { return __uint_as_float(x); 
 KILN_DEVICE uint64_t kiln_double_as_uint64(double x) {
   return (uint64_t)__double_as_longlong(x);
 }
+KILN_DEVICE double kiln_uint64_as_double(uint64_t x) { return __longlong_as_double((long long)x); }
 #define KILN_HAS_NATIVE_HALF 1
 KILN_DEVICE float kiln_half_bits_to_float(uint16_t h) {
   float f;

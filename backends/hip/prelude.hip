@@ -130,6 +130,7 @@ KILN_DEVICE float kiln_uint32_as_float(uint32_t x) { return __builtin_bit_cast(f
 KILN_DEVICE uint64_t kiln_double_as_uint64(double x) {
   return __builtin_bit_cast(uint64_t, x);
 }
+KILN_DEVICE double kiln_uint64_as_double(uint64_t x) { return __builtin_bit_cast(double, x); }
 #define KILN_HAS_NATIVE_HALF 1
 KILN_DEVICE float kiln_half_bits_to_float(uint16_t h) {
   return (float)__builtin_bit_cast(_Float16, h);

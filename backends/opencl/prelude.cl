@@ -136,6 +136,7 @@ KILN_DEVICE uint32_t kiln_float_as_uint32(float x) { return as_uint(x); }
 KILN_DEVICE float kiln_uint32_as_float(uint32_t x) { return as_float(x); }
 #ifdef KILN_HAS_DOUBLE
 KILN_DEVICE uint64_t kiln_double_as_uint64(double x) { return as_ulong(x); }
+KILN_DEVICE double kiln_uint64_as_double(uint64_t x) { return as_double(x); }
 #endif
 #define KILN_HAS_NATIVE_HALF 1
 KILN_DEVICE float kiln_half_bits_to_float(uint16_t h) { return vload_half(0, (const half *)&h); }

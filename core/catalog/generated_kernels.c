@@ -3,6 +3,7 @@
 #include "core/codegen/elementwise.h"
 #include "core/gufunc/gufunc_internal.h"
 #include "core/linalg/linalg_internal.h"
+#include "core/random/random_internal.h"
 #include "core/reduce/reduce_catalog.h"
 #include "core/ufunc/ufunc_internal.h"
 
@@ -14,6 +15,7 @@ static const family_adder families[] = {
     kiln_ufunc_catalog_add,
     kiln_gufunc_catalog_add,
     kiln_reduce_catalog_add,
+    kiln_random_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

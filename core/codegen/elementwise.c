@@ -78,6 +78,10 @@ void kiln_ew_append_parameters(const kiln_ew_signature *sig, int ndim, const cha
 
 void kiln_ew_append_loop_head(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out) {
   kiln_strbuf_append(out, "  KILN_ELEMENTS_BEGIN(i, base, n)\n");
+  kiln_ew_append_offsets(sig, ndim, out);
+}
+
+void kiln_ew_append_offsets(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out) {
   if (ndim == 0) {
     for (int k = 0; k < sig->noperands; k++)
       kiln_strbuf_appendf(out, "    int64_t e%d = o%d + i;\n", k, k);

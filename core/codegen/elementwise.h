@@ -55,6 +55,11 @@ void kiln_ew_append_parameters(const kiln_ew_signature *sig, int ndim, const cha
                                kiln_strbuf *out);
 void kiln_ew_append_loop_head(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out);
 
+/* The element offsets e<k> of every operand at index i, as the loop head
+ * writes them, for kernels whose own loop visits several indices per
+ * work-item (core/random: one Philox block, 2 or 4 elements). */
+void kiln_ew_append_offsets(const kiln_ew_signature *sig, int ndim, kiln_strbuf *out);
+
 /* Closes the element loop and the kernel opened by kiln_ew_append_loop_head
  * and kiln_ew_append_parameters. */
 void kiln_ew_append_loop_tail(kiln_strbuf *out);

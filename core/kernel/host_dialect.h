@@ -35,11 +35,21 @@ static inline uint64_t kiln_double_as_uint64(double x) {
   return u;
 }
 
+static inline double kiln_uint64_as_double(uint64_t x) {
+  double d;
+  memcpy(&d, &x, sizeof d);
+  return d;
+}
+/* C rounds each product on its own unless contraction is on: kiln's host
+ * files build with -ffp-contract=off (ISO C mode, CMake's C_EXTENSIONS OFF) */
+#define kiln_mul_rn(a, b) ((a) * (b))
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
 #include "kernels/prelude_common.kl"
+#include "kernels/random.kl"
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif

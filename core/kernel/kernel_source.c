@@ -7,6 +7,7 @@
 #include "core/kernel/kernel_internal.h"
 
 extern const char kiln_prelude_common[];
+extern const char kiln_prelude_random[];
 
 kiln_status kiln_source_compose(const kiln_backend_ops *ops, const char *source,
                                 char **full) {
@@ -14,6 +15,8 @@ kiln_status kiln_source_compose(const kiln_backend_ops *ops, const char *source,
   kiln_strbuf_append(&b, ops->prelude);
   kiln_strbuf_append(&b, "\n");
   kiln_strbuf_append(&b, kiln_prelude_common);
+  kiln_strbuf_append(&b, "\n");
+  kiln_strbuf_append(&b, kiln_prelude_random);
   /* Compiler messages then point at the user's own line numbers. */
   kiln_strbuf_append(&b, "\n#line 1 \"kernel\"\n");
   kiln_strbuf_append(&b, source);
@@ -34,8 +37,10 @@ static int count_lines(const char *text) {
 }
 
 int kiln_source_prefix_lines(const kiln_backend_ops *ops) {
-  /* prelude, "\n", common prelude, "\n#line 1 \"kernel\"\n" */
-  return count_lines(ops->prelude) + 1 + count_lines(kiln_prelude_common) + 2;
+  /* prelude, "\n", common prelude, "\n", random prelude,
+   * "\n#line 1 \"kernel\"\n" */
+  return count_lines(ops->prelude) + 1 + count_lines(kiln_prelude_common) + 1 +
+         count_lines(kiln_prelude_random) + 2;
 }
 
 void kiln_source_append_log(kiln_strbuf *b, const char *log, int prefix_lines) {

@@ -6,7 +6,7 @@
  * and events, the memory pool and pinned host memory, gufuncs on device
  * and pinned host operands, matrix products, reductions, argmax, scans,
  * compaction and custom reductions, native handles, wrapping and DLPack
- * and copies between contexts; every kernel also goes through the disk
+ * and copies between contexts, random arrays; every kernel also goes through the disk
  * cache, whose loads and stores are backend calls) and each kind of fault (a call into the backend table, a
  * host allocation in kiln), the driver runs the scenario once per n =
  * 1, 2, ... with call n made to fail, on a fresh context, until a run no
@@ -446,6 +446,48 @@ static kiln_status scenario_interop(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* Random arrays: generators, a normal draw into a reversed view on a
+ * stream, integers into host memory through the device; the values
+ * checked against the host generator's. */
+static kiln_status scenario_random(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  kiln_random_generator *gen = NULL, *check = NULL;
+  kiln_stream *stream = NULL;
+  kiln_array *a = NULL, *reversed = NULL;
+  static float back[N], want[N];
+  static int32_t ints[N], want_ints[N];
+  kiln_status s;
+  CREATE(s, kiln_random_generator_create(7, &gen), gen);
+  if (s == KILN_OK) CREATE(s, kiln_random_generator_create(7, &check), check);
+  if (s == KILN_OK) CREATE(s, kiln_stream_create(ctx, &stream), stream);
+  if (s == KILN_OK) CREATE(s, kiln_array_empty(ctx, KILN_FLOAT32, 1, &n, &a), a);
+  kiln_slice reverse = {KILN_NONE, KILN_NONE, -1};
+  if (s == KILN_OK) CREATE(s, kiln_array_slice(a, 1, &reverse, &reversed), reversed);
+  if (s == KILN_OK) s = kiln_random_normal(gen, NULL, 1.0, 2.0, kiln_operand_array(reversed), stream);
+  if (s == KILN_OK) s = kiln_stream_synchronize(ctx, stream);
+  if (s == KILN_OK) s = kiln_array_to_host(a, back, NULL);
+  if (s == KILN_OK)
+    s = kiln_random_integers(gen, ctx, -50, 50, 0,
+                             kiln_operand_host_output(ints, KILN_INT32, 1, &n, NULL), NULL);
+  if (s == KILN_OK)
+    s = kiln_random_normal(check, NULL, 1.0, 2.0,
+                           kiln_operand_host_output(want, KILN_FLOAT32, 1, &n, NULL), NULL);
+  if (s == KILN_OK)
+    s = kiln_random_integers(check, NULL, -50, 50, 0,
+                             kiln_operand_host_output(want_ints, KILN_INT32, 1, &n, NULL), NULL);
+  if (s == KILN_OK) {
+    int ok = memcmp(ints, want_ints, sizeof ints) == 0;
+    for (int i = 0; i < N; i++) ok = ok && memcmp(&back[N - 1 - i], &want[i], 4) == 0;
+    *correct = ok;
+  }
+  kiln_array_release(reversed);
+  kiln_array_release(a);
+  kiln_stream_release(stream);
+  kiln_random_generator_release(check);
+  kiln_random_generator_release(gen);
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -520,6 +562,7 @@ static void test_reduce(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("r
 static void test_interop(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("interop", scenario_interop); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
+static void test_random(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("random", scenario_random); }
 
 static void test_totals(kiln_context *ctx) {
   (void)ctx;
@@ -538,7 +581,8 @@ static const harness_test tests[] = {
     {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
     {"streams", test_streams},       {"memory", test_memory},
     {"gufunc", test_gufunc},         {"matmul", test_matmul},
-    {"reduce", test_reduce},         {"interop", test_interop},     {"totals", test_totals},
+    {"reduce", test_reduce},         {"interop", test_interop},     {"random", test_random},
+    {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
