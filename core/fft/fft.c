@@ -3,15 +3,53 @@
  * marshalling between the caller's arrays (any view) and the contiguous
  * rows the 1-D plans transform. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/codegen/elementwise.h"
 #include "core/fft/fft_internal.h"
+#include "core/runtime/log.h"
 #include "kiln/fft.h"
 
 #define FFT_MAX_AXES 32 /* axes may repeat, so more than KILN_MAX_DIMS */
+
+/* ---- KILN_FFT ------------------------------------------------------------ */
+
+typedef enum fft_policy {
+  POLICY_AUTO = 0, /* the vendor library when usable, else kiln's kernels */
+  POLICY_PORTABLE,
+  POLICY_VENDOR, /* the vendor library or an error */
+  POLICY_BAD
+} fft_policy;
+
+static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
+static fft_policy policy_value;
+static char policy_text[64];
+
+static void policy_read(void) {
+  const char *v = getenv("KILN_FFT");
+  snprintf(policy_text, sizeof policy_text, "%s", v ? v : "");
+  if (!v || !*v || strcmp(v, "auto") == 0) policy_value = POLICY_AUTO;
+  else if (strcmp(v, "portable") == 0) policy_value = POLICY_PORTABLE;
+  else if (strcmp(v, "vendor") == 0) policy_value = POLICY_VENDOR;
+  else policy_value = POLICY_BAD;
+}
+
+static kiln_status policy_get(fft_policy *policy) {
+  pthread_once(&policy_once, policy_read);
+  *policy = policy_value;
+  if (policy_value == POLICY_BAD)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "KILN_FFT=%s: expected auto, portable or vendor", policy_text);
+  return KILN_OK;
+}
+
+static int backend_has_fft(const kiln_context *ctx) {
+  return ctx->ops->fft_describe && ctx->ops->fft_plan_create && ctx->ops->fft_execute &&
+         ctx->ops->fft_plan_destroy;
+}
 
 typedef enum fft_norm { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD } fft_norm;
 typedef enum fft_step_kind { STEP_C2C, STEP_R2C, STEP_C2R } fft_step_kind;
@@ -32,8 +70,48 @@ typedef struct fft_spec {
 struct kiln_fft_plan {
   kiln_context *ctx;
   fft_spec spec;
-  fft_plan1d *plans[FFT_MAX_AXES]; /* per axis, held */
+  fft_plan1d *plans[FFT_MAX_AXES]; /* per step, held */
 };
+
+/* Step `step` of spec: which axis entry (i), direction, kind. The axis
+ * order of NumPy's loops: c2c from the last axis to the first; rfftn's
+ * rfft first; irfftn's irfft last. */
+static void step_of(const fft_spec *spec, int step, int *i, int *sign, fft_step_kind *kind) {
+  const int last = spec->naxes - 1;
+  *kind = STEP_C2C;
+  *sign = spec->kind == KILN_FFT_FORWARD || spec->kind == KILN_FFT_REAL_FORWARD ? -1 : 1;
+  if (spec->kind == KILN_FFT_REAL_INVERSE) {
+    *i = step;
+    if (step == last) *kind = STEP_C2R;
+  } else {
+    *i = last - step;
+    if (spec->kind == KILN_FFT_REAL_FORWARD && step == 0) *kind = STEP_R2C;
+  }
+}
+
+/* The plan of one step over `batch` rows: the backend's library where the
+ * policy allows and it can plan the case, else kiln's own. */
+static kiln_status step_plan(kiln_context *ctx, const fft_spec *spec, fft_step_kind kind,
+                             int64_t n, int64_t batch, fft_plan1d **plan) {
+  *plan = NULL;
+  fft_policy policy;
+  KILN_RETURN_IF_ERROR(policy_get(&policy));
+  if (policy != POLICY_PORTABLE && backend_has_fft(ctx) && batch > 0) {
+    static const int vendor_type[] = {KILN_BACKEND_FFT_C2C, KILN_BACKEND_FFT_R2C,
+                                      KILN_BACKEND_FFT_C2R};
+    kiln_status status =
+        kiln_fft_plan1d_get(ctx, n, spec->precision, vendor_type[kind], batch, plan);
+    if (status == KILN_OK || policy == POLICY_VENDOR ||
+        (status != KILN_ERROR_UNAVAILABLE && status != KILN_ERROR_UNIMPLEMENTED))
+      return status;
+    kiln_log(KILN_LOG_DEBUG, "fft: vendor library not used: %s", kiln_last_error());
+  } else if (policy == POLICY_VENDOR) {
+    return kiln_error_set(KILN_ERROR_UNAVAILABLE,
+                          "fft: KILN_FFT=vendor but the %s backend has no vendor FFT library",
+                          ctx->ops->name);
+  }
+  return kiln_fft_plan1d_get(ctx, n, spec->precision, 0, 1, plan);
+}
 
 static const char *kind_name(kiln_fft_kind kind) {
   switch (kind) {
@@ -216,6 +294,89 @@ static kiln_status axis_step(kiln_context *ctx, kiln_stream *stream, const fft_s
   return status;
 }
 
+static kiln_status use_on(const kiln_array *x, kiln_stream *stream) {
+  return kiln_buffer_use_on_stream(x->buffer, stream);
+}
+
+/* One 1-D step through the backend's library: rows handed to it directly
+ * when the caller's arrays already are what it takes (contiguous along
+ * the axis, the dtype, the length; C2R always copies, the library may
+ * overwrite its input), else through contiguous rows from the pool. */
+static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
+                               const fft_plan1d *plan, fft_step_kind kind, int sign, int step,
+                               const kiln_array *src, int axis, int64_t n, kiln_array *dst) {
+  if (dst->size == 0) return KILN_OK;
+  const int d = spec->precision == FFT_DOUBLE;
+  const kiln_dtype cdt = d ? KILN_COMPLEX128 : KILN_COMPLEX64, rdt = d ? KILN_FLOAT64 : KILN_FLOAT32;
+  const int64_t half = n / 2 + 1, have = src->shape[axis];
+  const int64_t in_len = kind == STEP_C2R ? half : n, out_len = kind == STEP_R2C ? half : n;
+  const kiln_dtype in_dtype = kind == STEP_R2C ? rdt : cdt, out_dtype = kind == STEP_C2R ? rdt : cdt;
+  int nd = src->ndim;
+  int64_t shape[KILN_MAX_DIMS], batch = 1;
+  for (int a = 0, k = 0; a < nd; a++)
+    if (a != axis) batch *= (shape[k++] = src->shape[a]);
+  kiln_array *from = NULL, *into = NULL, *in_rows = NULL, *out_rows = NULL, *work = NULL;
+  kiln_status status = moved_view(src, axis, -1, 0, &from);
+  if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
+  if (status != KILN_OK) goto cleanup;
+  if (kind != STEP_C2R && src->dtype == in_dtype && have == n && kiln_array_is_contiguous(from) &&
+      src->buffer != dst->buffer) {
+    in_rows = kiln_array_retain(from);
+    status = use_on(in_rows, stream);
+  } else {
+    shape[nd - 1] = in_len;
+    int64_t copied = have < in_len ? have : in_len;
+    kiln_array *part = NULL, *slot = NULL;
+    status = kiln_array_alloc(ctx, in_dtype, nd, shape, &in_rows);
+    if (status == KILN_OK) status = use_on(in_rows, stream);
+    if (status == KILN_OK && copied < in_len) {
+      static const uint64_t zero[2] = {0, 0};
+      status = kiln_ew_fill_on(in_rows, zero, stream);
+    }
+    if (status == KILN_OK) status = moved_view(src, axis, copied, 0, &part);
+    if (status == KILN_OK) status = moved_view(in_rows, nd - 1, copied, 0, &slot);
+    if (status == KILN_OK) status = kiln_ew_copy_on(slot, part, stream);
+    kiln_array_release(part);
+    kiln_array_release(slot);
+  }
+  if (status != KILN_OK) goto cleanup;
+  int direct_out = dst->dtype == out_dtype && kiln_array_is_contiguous(into);
+  if (direct_out) {
+    out_rows = kiln_array_retain(into);
+  } else {
+    shape[nd - 1] = out_len;
+    status = kiln_array_alloc(ctx, out_dtype, nd, shape, &out_rows);
+  }
+  if (status == KILN_OK) status = use_on(out_rows, stream);
+  if (status == KILN_OK && plan->work_bytes) {
+    int64_t bytes = (int64_t)plan->work_bytes;
+    status = kiln_array_alloc(ctx, KILN_UINT8, 1, &bytes, &work);
+    if (status == KILN_OK) status = use_on(work, stream);
+  }
+  kiln_backend_stream *backend_stream = NULL;
+  if (status == KILN_OK) status = kiln_stream_backend(ctx, stream, &backend_stream);
+  if (status == KILN_OK)
+    status = ctx->ops->fft_execute(ctx->device, backend_stream, plan->vendor,
+                                   in_rows->buffer->handle, (uint64_t)in_rows->offset,
+                                   out_rows->buffer->handle, (uint64_t)out_rows->offset,
+                                   work ? work->buffer->handle : NULL, sign);
+  double scale = step_scale(spec, sign, n, step);
+  if (status == KILN_OK && scale != 1.0) {
+    kiln_backend_arg rows = {.kind = KILN_BACKEND_ARG_BUFFER, .buffer = out_rows->buffer->handle,
+                             .offset = (uint64_t)out_rows->offset};
+    status = kiln_fft_launch_helper(ctx, stream, spec->precision, FFT_SCALE, 1, &rows, 0, 0,
+                                    sign, scale, out_rows->size * (kind == STEP_C2R ? 1 : 2));
+  }
+  if (status == KILN_OK && !direct_out) status = kiln_ew_copy_on(into, out_rows, stream);
+cleanup:
+  kiln_array_release(work);
+  kiln_array_release(out_rows);
+  kiln_array_release(in_rows);
+  kiln_array_release(into);
+  kiln_array_release(from);
+  return status;
+}
+
 static kiln_status check_out(const char *what, const fft_spec *spec, const kiln_array *a,
                              const kiln_array *out) {
   if (out->buffer->ctx != a->buffer->ctx)
@@ -255,31 +416,23 @@ static kiln_status spec_run(const char *what, const fft_spec *spec, fft_plan1d *
   const int last = spec->naxes - 1;
   if (spec->naxes == 0) status = kiln_ew_copy_on(final, a, stream); /* numpy: fftn(a, axes=()) */
   for (int step = 0; step < spec->naxes && status == KILN_OK; step++) {
-    /* the axis order of NumPy's loops: c2c from the last axis to the
-     * first; rfftn's rfft first; irfftn's irfft last */
-    int i = 0, sign = -1;
-    fft_step_kind kind = STEP_C2C;
-    switch (spec->kind) {
-    case KILN_FFT_FORWARD: i = last - step; break;
-    case KILN_FFT_INVERSE: i = last - step, sign = 1; break;
-    case KILN_FFT_REAL_FORWARD:
-      i = last - step;
-      if (step == 0) kind = STEP_R2C;
-      break;
-    case KILN_FFT_REAL_INVERSE:
-      i = step, sign = 1;
-      if (step == last) kind = STEP_C2R;
-      break;
-    }
+    int i, sign;
+    fft_step_kind kind;
+    step_of(spec, step, &i, &sign, &kind);
     int axis = spec->axes[i];
     int64_t n = spec->length[i];
     shape[axis] = kind == STEP_R2C ? n / 2 + 1 : n;
+    int64_t batch = 1;
+    for (int d = 0; d < spec->ndim; d++)
+      if (d != axis) batch *= shape[d];
     kiln_array *dst = NULL;
     if (step == last) dst = kiln_array_retain(final);
     else status = kiln_array_alloc(ctx, cdt, spec->ndim, shape, &dst);
-    fft_plan1d *plan = plans ? plans[i] : NULL;
-    if (status == KILN_OK && !plans) status = kiln_fft_plan1d_get(ctx, n, spec->precision, &plan);
-    if (status == KILN_OK)
+    fft_plan1d *plan = plans ? plans[step] : NULL;
+    if (status == KILN_OK && !plans) status = step_plan(ctx, spec, kind, n, batch, &plan);
+    if (status == KILN_OK && plan && plan->vendor)
+      status = vendor_step(ctx, stream, spec, plan, kind, sign, step, cur, axis, n, dst);
+    else if (status == KILN_OK)
       status = axis_step(ctx, stream, spec, plan, kind, sign, step, cur, axis, n, dst);
     if (!plans) kiln_fft_plan1d_release(plan);
     kiln_array_release(cur);
@@ -350,8 +503,18 @@ kiln_status kiln_fft_plan_create(kiln_context *ctx, kiln_fft_kind kind, kiln_dty
   kiln_status status = spec_make("kiln_fft_plan_create", kind, dtype, ndim, shape, ns, s,
                                  naxes, axes, norm, ctx, &p->spec);
   p->ctx = kiln_context_retain(ctx);
-  for (int i = 0; i < p->spec.naxes && status == KILN_OK; i++)
-    status = kiln_fft_plan1d_get(ctx, p->spec.length[i], p->spec.precision, &p->plans[i]);
+  int64_t now[KILN_MAX_DIMS];
+  if (status == KILN_OK) memcpy(now, p->spec.in_shape, (size_t)ndim * sizeof *now);
+  for (int step = 0; step < p->spec.naxes && status == KILN_OK; step++) {
+    int i, sign;
+    fft_step_kind step_kind;
+    step_of(&p->spec, step, &i, &sign, &step_kind);
+    int64_t n = p->spec.length[i], batch = 1;
+    now[p->spec.axes[i]] = step_kind == STEP_R2C ? n / 2 + 1 : n;
+    for (int d = 0; d < ndim; d++)
+      if (d != p->spec.axes[i]) batch *= now[d];
+    status = step_plan(ctx, &p->spec, step_kind, n, batch, &p->plans[step]);
+  }
   if (status != KILN_OK) {
     kiln_fft_plan_release(p);
     return status;
@@ -391,7 +554,25 @@ kiln_status kiln_fft_describe(kiln_context *ctx, char *text, size_t size) {
   KILN_CHECK_ARG(text);
   if (size == 0)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "kiln_fft_describe: size is 0");
-  snprintf(text, size, "portable kernel (Stockham radix 2-13, Bluestein; the %s backend has "
-                       "no vendor FFT table)", ctx->ops->name);
+  text[0] = '\0';
+  fft_policy policy;
+  KILN_RETURN_IF_ERROR(policy_get(&policy));
+  if (policy == POLICY_PORTABLE) {
+    snprintf(text, size, "portable kernel (KILN_FFT=portable)");
+    return KILN_OK;
+  }
+  if (!backend_has_fft(ctx)) {
+    snprintf(text, size, "portable kernel (the %s backend has no vendor FFT table)",
+             ctx->ops->name);
+    return KILN_OK;
+  }
+  char vendor[512];
+  if (ctx->ops->fft_describe(ctx->device, vendor, sizeof vendor) == KILN_OK)
+    snprintf(text, size, "vendor: %s", vendor);
+  else
+    snprintf(text, size, "%s (%s)",
+             policy == POLICY_VENDOR ? "none: KILN_FFT=vendor and no vendor FFT library"
+                                     : "portable kernel",
+             kiln_last_error());
   return KILN_OK;
 }

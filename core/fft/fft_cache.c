@@ -1,7 +1,8 @@
 /* core/fft/fft_cache.c: each context's cache of 1-D plans, keyed by length
- * and precision (the batch, strides and axes are arguments of a run, so
- * one plan serves every shape with that length), least recently used
- * first out past FFT_CACHE_PLANS, freed with the context. */
+ * and precision (kiln's own plans take the batch, strides and axes as
+ * arguments of a run, so one serves every shape with that length) and, for
+ * a vendor library's plans, the transform type and the batch; least
+ * recently used first out past FFT_CACHE_PLANS, freed with the context. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -52,9 +53,11 @@ static void cache_teardown(kiln_context *ctx) {
   free(c);
 }
 
-static fft_plan1d *find(fft_cache *c, int64_t n, fft_precision precision) {
+static fft_plan1d *find(fft_cache *c, int64_t n, fft_precision precision, int vendor_type,
+                        int64_t batch) {
   for (fft_plan1d *p = c->head; p; p = p->next)
-    if (p->n == n && p->precision == precision) {
+    if (p->n == n && p->precision == precision && (int)p->vendor_type == vendor_type &&
+        (vendor_type == 0 || p->batch == batch)) {
       unlink_plan(c, p);
       push_front(c, p);
       atomic_fetch_add(&p->refcount, 1);
@@ -64,22 +67,22 @@ static fft_plan1d *find(fft_cache *c, int64_t n, fft_precision precision) {
 }
 
 kiln_status kiln_fft_plan1d_get(kiln_context *ctx, int64_t n, fft_precision precision,
-                                fft_plan1d **out) {
+                                int vendor_type, int64_t batch, fft_plan1d **out) {
   *out = NULL;
   void *state = NULL;
   KILN_RETURN_IF_ERROR(kiln_context_state(ctx, &ctx->fft, cache_make, cache_teardown, &state));
   fft_cache *c = state;
   pthread_mutex_lock(&c->lock);
-  *out = find(c, n, precision);
+  *out = find(c, n, precision, vendor_type, batch);
   pthread_mutex_unlock(&c->lock);
   if (*out) return KILN_OK;
   /* made outside the lock: Bluestein's plan runs kernels (and gets its
    * sub-plan from this cache) */
   fft_plan1d *made = NULL;
-  KILN_RETURN_IF_ERROR(kiln_fft_plan1d_make(ctx, n, precision, &made));
+  KILN_RETURN_IF_ERROR(kiln_fft_plan1d_make(ctx, n, precision, vendor_type, batch, &made));
   fft_plan1d *evicted = NULL;
   pthread_mutex_lock(&c->lock);
-  *out = find(c, n, precision); /* another thread may have made it meanwhile */
+  *out = find(c, n, precision, vendor_type, batch); /* another thread may have made it meanwhile */
   if (!*out) {
     atomic_fetch_add(&made->refcount, 1); /* the cache's reference */
     push_front(c, made);

@@ -39,20 +39,28 @@ struct fft_plan1d {
   int64_t m;
   fft_plan1d *sub;
   kiln_backend_buffer *filter[2];
+  /* A vendor library's plan instead (vendor != NULL): its transform type,
+   * for `batch` rows, needing work_bytes of scratch per execution. */
+  kiln_backend_fft_plan *vendor;
+  kiln_backend_fft_type vendor_type;
+  int64_t batch;
+  size_t work_bytes;
   /* LRU links of the context's cache */
   fft_plan1d *prev, *next;
 };
 
 /* The plan for length n >= 1 at `precision` on ctx, from the context's
- * cache or made (and cached); one reference for the caller. */
+ * cache or made (and cached); one reference for the caller. vendor_type 0:
+ * kiln's own (any batch; batch ignored); else the backend's library plan
+ * of that type for `batch` rows (errors of ops->fft_plan_create). */
 kiln_status kiln_fft_plan1d_get(kiln_context *ctx, int64_t n, fft_precision precision,
-                                fft_plan1d **out);
+                                int vendor_type, int64_t batch, fft_plan1d **out);
 void kiln_fft_plan1d_release(fft_plan1d *plan);
 
 /* Makes a plan (not cached): factorisation, and for Bluestein the sub-plan
  * and the filters (computed on the default stream, waited for). */
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
-                                 fft_plan1d **out);
+                                 int vendor_type, int64_t batch, fft_plan1d **out);
 
 /* Transforms `batch` rows of plan->n elements in `work` (contiguous, the
  * array's own buffer and offset) in place: sign -1 forward, +1 inverse,
@@ -74,6 +82,7 @@ typedef enum fft_helper {
   FFT_CHIRP_OUT,  /* dst[b,k] = src[b,k] w_k scale, rows of n from rows of m */
   FFT_CHIRP_FILTER, /* dst[k] = conj(w_k) for k < n, conj(w_{m-k}) for m-k < n, else 0 */
   FFT_MULTIPLY,   /* x[b,k] *= h[k], rows of m */
+  FFT_SCALE,      /* a[i] *= scale, over count real numbers */
   FFT_HERMITIAN,  /* rows of n: x[k] = conj(x[n-k]) for k > n/2, imaginary parts of
                      x[0] (and x[n/2], n even) zeroed, as NumPy's irfft reads them */
   FFT_HELPER_COUNT

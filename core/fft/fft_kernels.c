@@ -138,7 +138,7 @@ kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
 /* ---- helpers ------------------------------------------------------------- */
 
 static const char *const helper_names[FFT_HELPER_COUNT] = {
-    "chirp_in", "chirp_out", "chirp_filter", "multiply", "hermitian"};
+    "chirp_in", "chirp_out", "chirp_filter", "multiply", "scale", "hermitian"};
 
 /* Bodies over element index i < count, with a, b the buffers (T pairs),
  * n, m, sg, scale. kiln_fft_chirp gives w_k = exp(sg pi i (k^2 mod 2n) / n)
@@ -167,6 +167,8 @@ static const char *const helper_bodies[FFT_HELPER_COUNT] = {
     "const int64_t k = i % m;\n"
     "    const T xr = a[2 * i], xi = a[2 * i + 1], hr = b[2 * k], hi = b[2 * k + 1];\n"
     "    a[2 * i] = xr * hr - xi * hi; a[2 * i + 1] = xr * hi + xi * hr;\n",
+    /* scale: a[i], real numbers */
+    "a[i] *= scale;\n",
     /* hermitian: a rows of n */
     "const int64_t row = i / n, k = i - row * n;\n"
     "    if (k == 0 || 2 * k == n) a[2 * i + 1] = (T)0;\n"

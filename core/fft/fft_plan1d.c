@@ -120,6 +120,7 @@ kiln_status kiln_fft_plan1d_run(const fft_plan1d *plan, kiln_stream *stream, int
 }
 
 static void plan_free(fft_plan1d *plan) {
+  if (plan->vendor) plan->ctx->ops->fft_plan_destroy(plan->ctx->device, plan->vendor);
   for (int i = 0; i < 2; i++)
     if (plan->filter[i]) plan->ctx->ops->buffer_free(plan->ctx->device, plan->filter[i]);
   kiln_fft_plan1d_release(plan->sub);
@@ -147,7 +148,7 @@ static kiln_status make_filters(fft_plan1d *plan) {
 }
 
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
-                                 fft_plan1d **out) {
+                                 int vendor_type, int64_t batch, fft_plan1d **out) {
   *out = NULL;
   fft_plan1d *plan = calloc(1, sizeof *plan);
   if (!plan) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "fft: no memory for a plan");
@@ -155,12 +156,25 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
   plan->ctx = ctx;
   plan->n = n;
   plan->precision = precision;
-  plan->npasses = n > 1 ? factorise(n, plan->radix) : 0;
   kiln_status status = KILN_OK;
+  if (vendor_type) {
+    kiln_backend_fft fft = {.type = (kiln_backend_fft_type)vendor_type,
+                            .double_precision = precision == FFT_DOUBLE, .n = n, .batch = batch};
+    plan->vendor_type = (kiln_backend_fft_type)vendor_type;
+    plan->batch = batch;
+    status = ctx->ops->fft_plan_create(ctx->device, &fft, &plan->vendor, &plan->work_bytes);
+    if (status != KILN_OK) {
+      plan_free(plan);
+      return status;
+    }
+    *out = plan;
+    return KILN_OK;
+  }
+  plan->npasses = n > 1 ? factorise(n, plan->radix) : 0;
   if (n > 1 && plan->npasses == 0) {
     plan->m = 1;
     while (plan->m < 2 * n - 1) plan->m *= 2;
-    status = kiln_fft_plan1d_get(ctx, plan->m, precision, &plan->sub);
+    status = kiln_fft_plan1d_get(ctx, plan->m, precision, 0, 1, &plan->sub);
     if (status == KILN_OK) status = make_filters(plan);
   }
   if (status != KILN_OK) {

@@ -9,6 +9,7 @@
  * slice step per dim (-1 reverses, 2 takes every other element), applied
  * before transpose (1: reverse the axes); ns / naxes -1: NULL; norm "-":
  * NULL; out 1: into a non-contiguous out array; stream 1: on a new stream.
+ * At start the driver prints "ready <the FFT path>" or "nodevice <why>".
  * The answer: "ok dtype ndim shape...\n" and the result's bytes (C order),
  * or "err <status> <message>\n". */
 #include <stdio.h>
@@ -166,6 +167,11 @@ int main(void) {
     printf("nodevice %s\n", kiln_last_error());
     return 0;
   }
+  char path[256];
+  if (kiln_fft_describe(ctx, path, sizeof path) != KILN_OK)
+    snprintf(path, sizeof path, "%s", kiln_last_error());
+  printf("ready %s\n", path);
+  fflush(stdout);
   char op[32];
   while (scanf("%31s", op) == 1) {
     if (!run_case(ctx, op)) {

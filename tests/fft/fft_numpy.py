@@ -150,6 +150,11 @@ def main():
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     drv = Driver(args.driver)
+    first = drv.p.stdout.readline().decode().strip()
+    if not first.startswith("ready"):
+        print("fft_numpy: SKIP:", first or "the driver exited")
+        return 77
+    print("fft_numpy: path:", first[6:])
     failures = checked = errors = 0
     worst = 0.0
     for case in make_cases(rng, args.quick):
@@ -166,9 +171,6 @@ def main():
         if drv.p.poll() is not None:
             break
         got, line = drv.run(case[:8], x)
-        if line.startswith("nodevice"):
-            print("fft_numpy: SKIP:", line)
-            return 77
         label = f"{op} {dt}{shape} steps={steps} T={transpose} s={s} axes={axes} norm={norm} out={out} stream={stream}"
         if want_err is not None:
             errors += 1
@@ -207,7 +209,7 @@ def main():
     drv.p.wait()
     print(f"fft_numpy: {checked} results checked against NumPy, {errors} bad-argument cases, "
           f"worst error {worst:.2f} of its bound, {failures} failures")
-    return 1 if failures else 0
+    return 1 if failures or checked == 0 else 0
 
 
 if __name__ == "__main__":
