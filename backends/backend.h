@@ -104,6 +104,25 @@ typedef struct kiln_backend_gemm {
   int64_t stride_a, stride_b, stride_c;  /* elements between batch matrices */
 } kiln_backend_gemm;
 
+/* A batched 1-D transform of a vendor FFT library: `batch` rows of n
+ * points, each row contiguous and the rows back to back (the library's
+ * basic layout): C2C rows of n complex in and out; R2C n real in, n/2 + 1
+ * complex out; C2R n/2 + 1 complex in (which the library may overwrite), n
+ * real out. Unscaled, as every vendor library: core scales. */
+typedef enum kiln_backend_fft_type {
+  KILN_BACKEND_FFT_C2C = 1,
+  KILN_BACKEND_FFT_R2C,
+  KILN_BACKEND_FFT_C2R
+} kiln_backend_fft_type;
+
+typedef struct kiln_backend_fft {
+  kiln_backend_fft_type type;
+  int double_precision; /* complex128 / float64 rather than complex64 / float32 */
+  int64_t n, batch;     /* >= 1 */
+} kiln_backend_fft;
+
+typedef struct kiln_backend_fft_plan kiln_backend_fft_plan;
+
 typedef struct kiln_backend_ops {
   /* Backend name as used in KILN_BACKEND: "cuda", "hip", "opencl". */
   const char *name;
@@ -300,6 +319,26 @@ typedef struct kiln_backend_ops {
   kiln_status (*blas_describe)(kiln_backend_device *device, char *text, size_t size);
   kiln_status (*gemm)(kiln_backend_device *device, kiln_backend_stream *stream,
                       const kiln_backend_gemm *gemm);
+  /* OPTIONAL, all four or none: the vendor's FFT library (core's own FFT
+   * kernels run when NULL or unavailable).
+   * fft_describe: as blas_describe, for the FFT library.
+   * fft_plan_create: a plan for one kiln_backend_fft; *work_bytes is the
+   * scratch memory an execution needs (core passes a buffer of at least
+   * that from its pool). UNAVAILABLE when the library is missing,
+   * UNIMPLEMENTED for a case it cannot plan, OUT_OF_MEMORY.
+   * fft_execute: queues the plan on stream, in -> out (in == out allowed
+   * for C2C), sign -1 forward, +1 inverse; offsets in bytes; work may be
+   * NULL when work_bytes was 0. A plan may be executed from several
+   * threads (the backend serialises what it must).
+   * fft_plan_destroy: frees a plan (NULL ignored). */
+  kiln_status (*fft_describe)(kiln_backend_device *device, char *text, size_t size);
+  kiln_status (*fft_plan_create)(kiln_backend_device *device, const kiln_backend_fft *fft,
+                                 kiln_backend_fft_plan **plan, size_t *work_bytes);
+  kiln_status (*fft_execute)(kiln_backend_device *device, kiln_backend_stream *stream,
+                             kiln_backend_fft_plan *plan, kiln_backend_buffer *in,
+                             uint64_t in_offset, kiln_backend_buffer *out, uint64_t out_offset,
+                             kiln_backend_buffer *work, int sign);
+  void (*fft_plan_destroy)(kiln_backend_device *device, kiln_backend_fft_plan *plan);
 } kiln_backend_ops;
 
 /* Each backend exposes exactly one symbol: its ops table. */

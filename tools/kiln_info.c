@@ -1,8 +1,8 @@
 /* kiln-info: lists every backend compiled into libkiln (loaded or not, and
  * why), its devices and their properties, then opens the context the
  * environment selects (KILN_BACKEND, KILN_DEVICE, KILN_OPENCL_PLATFORM).
- * For each backend with a device, the path matrix products take (vendor
- * BLAS or kiln's portable kernel, and why). Exit status 0 when that
+ * For each backend with a device, the path matrix products and FFTs take
+ * (vendor BLAS / FFT library or kiln's portable kernels, and why). Exit status 0 when that
  * context opens, 1 with the reason otherwise. */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +35,10 @@ static void print_blas(const char *name) {
     printf("    blas: %s\n", kiln_last_error());
   else
     printf("    blas: %s\n", text);
+  if (ctx && kiln_fft_describe(ctx, text, sizeof text) != KILN_OK)
+    printf("    fft: %s\n", kiln_last_error());
+  else if (ctx)
+    printf("    fft: %s\n", text);
   kiln_context_release(ctx);
 }
 

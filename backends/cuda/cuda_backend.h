@@ -13,6 +13,8 @@ extern const gpu_runtime kiln_cuda_gpu;
 
 /* cuBLAS (cuda_blas.c), the runtime's optional vendor BLAS. */
 extern const gpu_blas kiln_cuda_blas;
+/* cuFFT (cuda_fft.c), the runtime's optional vendor FFT. */
+extern const gpu_fft kiln_cuda_fft;
 
 /* NVRTC and CUDA's choice of target behind the shared compile flow
  * (cuda_compile.c). */

@@ -329,4 +329,5 @@ const gpu_runtime kiln_cuda_gpu = {
     .function_set_max_dynamic_shared = cuda_function_set_max_dynamic_shared,
     .launch = cuda_launch,
     .blas = &kiln_cuda_blas,
+    .fft = &kiln_cuda_fft,
 };

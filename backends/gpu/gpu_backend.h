@@ -126,6 +126,16 @@ kiln_status gpu_gemm(kiln_backend_device *device, kiln_backend_stream *stream,
 /* Destroys the device's handle, if any (device_close, context entered). */
 void gpu_blas_close(kiln_backend_device *device);
 
+/* The fft_* slots over runtime->fft (gpu_fft.c). */
+kiln_status gpu_fft_describe(kiln_backend_device *device, char *text, size_t size);
+kiln_status gpu_fft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
+                                kiln_backend_fft_plan **plan, size_t *work_bytes);
+kiln_status gpu_fft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
+                            kiln_backend_fft_plan *plan, kiln_backend_buffer *in,
+                            uint64_t in_offset, kiln_backend_buffer *out, uint64_t out_offset,
+                            kiln_backend_buffer *work, int sign);
+void gpu_fft_plan_destroy(kiln_backend_device *device, kiln_backend_fft_plan *plan);
+
 #define GPU_BACKEND_SHARED_OPS                         \
   .device_close = gpu_device_close,                    \
   .buffer_alloc = gpu_buffer_alloc,                    \
@@ -160,6 +170,10 @@ void gpu_blas_close(kiln_backend_device *device);
   .buffer_wrap = gpu_buffer_wrap,                      \
   .copy_peer = gpu_copy_peer,                          \
   .blas_describe = gpu_blas_describe,                  \
-  .gemm = gpu_gemm
+  .gemm = gpu_gemm,                                    \
+  .fft_describe = gpu_fft_describe,                    \
+  .fft_plan_create = gpu_fft_plan_create,              \
+  .fft_execute = gpu_fft_execute,                      \
+  .fft_plan_destroy = gpu_fft_plan_destroy
 
 #endif

@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/backend.h"
 #include "kiln/kiln.h"
 
 typedef uint64_t gpu_address; /* CUdeviceptr / hipDeviceptr_t bits */
@@ -142,6 +143,22 @@ typedef struct gpu_blas {
   kiln_status (*gemm_ex)(void *handle, const gpu_blas_product *product);
 } gpu_blas;
 
+/* The vendor FFT library of a GPU runtime (cuFFT, hipFFT: one API), loaded
+ * at run time. Plans are the library's integer handles. */
+typedef struct gpu_fft {
+  /* As gpu_blas.load: KILN_OK and "cuFFT 12.0.0 (libcufft.so.12)" in text,
+   * or UNAVAILABLE with each path tried. text may be NULL (size 0). */
+  kiln_status (*load)(char *text, size_t size);
+  /* A plan of fft (context entered; *plan opaque), its work area left to
+   * the caller: *work_bytes the size it needs. */
+  kiln_status (*plan_create)(const kiln_backend_fft *fft, void **plan, size_t *work_bytes);
+  void (*plan_destroy)(void *plan);
+  /* Queues the plan on stream over work (0 when it needs none); the
+   * caller serialises executions of one plan. */
+  kiln_status (*execute)(void *plan, const kiln_backend_fft *fft, gpu_stream stream,
+                         gpu_address work, gpu_address in, gpu_address out, int sign);
+} gpu_fft;
+
 typedef struct gpu_runtime {
   const char *name;     /* backend name: "cuda", "hip" */
   const char *vendor;   /* kiln_device_info.vendor */
@@ -236,6 +253,8 @@ typedef struct gpu_runtime {
                         void **params);
   /* OPTIONAL: the vendor BLAS (NULL: none; core uses its own kernel). */
   const gpu_blas *blas;
+  /* OPTIONAL: the vendor FFT library (NULL: none; core uses its kernels). */
+  const gpu_fft *fft;
 } gpu_runtime;
 
 #endif

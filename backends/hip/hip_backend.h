@@ -12,6 +12,8 @@ extern const gpu_runtime kiln_hip_gpu;
 
 /* rocBLAS (hip_blas.c), the runtime's optional vendor BLAS. */
 extern const gpu_blas kiln_hip_blas;
+/* hipFFT (hip_fft.c), the runtime's optional vendor FFT. */
+extern const gpu_fft kiln_hip_fft;
 
 /* hiprtc and HIP's choice of target behind the shared compile flow
  * (hip_compile.c). */

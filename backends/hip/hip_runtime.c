@@ -346,4 +346,5 @@ const gpu_runtime kiln_hip_gpu = {
     .function_set_max_dynamic_shared = NULL, /* AMD has no opt-in */
     .launch = hip_launch,
     .blas = &kiln_hip_blas,
+    .fft = &kiln_hip_fft,
 };

@@ -48,6 +48,7 @@ struct kiln_context {
    * memory pool (core/array/memory_pool.c), the pinned ranges
    * (core/array/pinned.c), the host staging (core/array/host_staging.c). */
   _Atomic(void *) pool, pinned, staging;
+  _Atomic(void *) fft; /* the FFT plan cache (core/fft/fft_cache.c) */
   struct kiln_stream *streams;        /* live public streams (core/runtime/stream.c) */
   kiln_disk_cache_settings disk_cache; /* fixed at creation */
   atomic_int disk_cache_warned; /* a failed disk write was reported at KILN_LOG=warn */

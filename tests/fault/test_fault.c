@@ -4,7 +4,7 @@
  * For every scenario (array creation, views and transfers, raw kernel
  * compile and launch, ufunc calls on device and on host operands, streams
  * and events, the memory pool and pinned host memory, gufuncs on device
- * and pinned host operands, matrix products, reductions, argmax, scans,
+ * and pinned host operands, matrix products, FFTs, reductions, argmax, scans,
  * compaction and custom reductions, native handles, wrapping and DLPack
  * and copies between contexts, random arrays; every kernel also goes through the disk
  * cache, whose loads and stores are backend calls) and each kind of fault (a call into the backend table, a
@@ -336,6 +336,31 @@ static kiln_status scenario_matmul(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* rfft of 31 points (a prime above 13: Bluestein over 64, whose filters
+ * go into the plan cache) and irfft back; X_0 is the sum. */
+static kiln_status scenario_fft(kiln_context *ctx, int *correct) {
+  int64_t n = 31;
+  kiln_array *a = NULL, *f = NULL, *back = NULL;
+  static float spectrum[2 * 16], again[31];
+  kiln_status s;
+  CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
+  if (s == KILN_OK) CREATE(s, kiln_rfft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &f), f);
+  if (s == KILN_OK) CREATE(s, kiln_irfft(f, n, 0, NULL, NULL, NULL, &back), back);
+  if (s == KILN_OK) s = kiln_array_to_host(f, spectrum, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(back, again, NULL);
+  if (s == KILN_OK) {
+    double sum = 0;
+    int ok = 1;
+    for (int i = 0; i < 31; i++) sum += host_x[i];
+    for (int i = 0; i < 31; i++) ok = ok && close_to(again[i], host_x[i], 1e-4);
+    *correct = ok && close_to(spectrum[0], sum, 1e-4);
+  }
+  kiln_array_release(back);
+  kiln_array_release(f);
+  kiln_array_release(a);
+  return s;
+}
+
 /* add.reduce, argmax, cumsum, compaction of the positive elements and a
  * custom sum of squares (float64 accumulator), all of host_x on the device. */
 static kiln_status scenario_reduce(kiln_context *ctx, int *correct) {
@@ -560,6 +585,7 @@ static void test_gufunc(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("g
 static void test_matmul(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("matmul", scenario_matmul); }
 static void test_reduce(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("reduce", scenario_reduce); }
 static void test_interop(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("interop", scenario_interop); }
+static void test_fft(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fft", scenario_fft); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 static void test_random(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("random", scenario_random); }
@@ -582,6 +608,7 @@ static const harness_test tests[] = {
     {"streams", test_streams},       {"memory", test_memory},
     {"gufunc", test_gufunc},         {"matmul", test_matmul},
     {"reduce", test_reduce},         {"interop", test_interop},     {"random", test_random},
+    {"reduce", test_reduce},         {"interop", test_interop},     {"fft", test_fft},
     {"totals", test_totals},
     {0}};
 

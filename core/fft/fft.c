@@ -1,0 +1,578 @@
+/* core/fft/fft.c: the numpy.fft calls: NumPy's argument rules (n/s, axes,
+ * norm, dtypes, result shape), the sequence of 1-D steps, and each step's
+ * marshalling between the caller's arrays (any view) and the contiguous
+ * rows the 1-D plans transform. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/codegen/elementwise.h"
+#include "core/fft/fft_internal.h"
+#include "core/runtime/log.h"
+#include "kiln/fft.h"
+
+#define FFT_MAX_AXES 32 /* axes may repeat, so more than KILN_MAX_DIMS */
+
+/* ---- KILN_FFT ------------------------------------------------------------ */
+
+typedef enum fft_policy {
+  POLICY_AUTO = 0, /* the vendor library when usable, else kiln's kernels */
+  POLICY_PORTABLE,
+  POLICY_VENDOR, /* the vendor library or an error */
+  POLICY_BAD
+} fft_policy;
+
+static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
+static fft_policy policy_value;
+static char policy_text[64];
+
+static void policy_read(void) {
+  const char *v = getenv("KILN_FFT");
+  snprintf(policy_text, sizeof policy_text, "%s", v ? v : "");
+  if (!v || !*v || strcmp(v, "auto") == 0) policy_value = POLICY_AUTO;
+  else if (strcmp(v, "portable") == 0) policy_value = POLICY_PORTABLE;
+  else if (strcmp(v, "vendor") == 0) policy_value = POLICY_VENDOR;
+  else policy_value = POLICY_BAD;
+}
+
+static kiln_status policy_get(fft_policy *policy) {
+  pthread_once(&policy_once, policy_read);
+  *policy = policy_value;
+  if (policy_value == POLICY_BAD)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "KILN_FFT=%s: expected auto, portable or vendor", policy_text);
+  return KILN_OK;
+}
+
+static int backend_has_fft(const kiln_context *ctx) {
+  return ctx->ops->fft_describe && ctx->ops->fft_plan_create && ctx->ops->fft_execute &&
+         ctx->ops->fft_plan_destroy;
+}
+
+typedef enum fft_norm { NORM_BACKWARD, NORM_ORTHO, NORM_FORWARD } fft_norm;
+typedef enum fft_step_kind { STEP_C2C, STEP_R2C, STEP_C2R } fft_step_kind;
+
+/* One transform, its arguments resolved as NumPy does. */
+typedef struct fft_spec {
+  kiln_fft_kind kind;
+  kiln_dtype in_dtype, out_dtype;
+  fft_precision precision;
+  int ndim;
+  int64_t in_shape[KILN_MAX_DIMS], out_shape[KILN_MAX_DIMS];
+  int naxes;
+  int axes[FFT_MAX_AXES];    /* non-negative */
+  int64_t length[FFT_MAX_AXES]; /* transform length along axes[i] */
+  fft_norm norm;
+} fft_spec;
+
+struct kiln_fft_plan {
+  kiln_context *ctx;
+  fft_spec spec;
+  fft_plan1d *plans[FFT_MAX_AXES]; /* per step, held */
+};
+
+/* Step `step` of spec: which axis entry (i), direction, kind. The axis
+ * order of NumPy's loops: c2c from the last axis to the first; rfftn's
+ * rfft first; irfftn's irfft last. */
+static void step_of(const fft_spec *spec, int step, int *i, int *sign, fft_step_kind *kind) {
+  const int last = spec->naxes - 1;
+  *kind = STEP_C2C;
+  *sign = spec->kind == KILN_FFT_FORWARD || spec->kind == KILN_FFT_REAL_FORWARD ? -1 : 1;
+  if (spec->kind == KILN_FFT_REAL_INVERSE) {
+    *i = step;
+    if (step == last) *kind = STEP_C2R;
+  } else {
+    *i = last - step;
+    if (spec->kind == KILN_FFT_REAL_FORWARD && step == 0) *kind = STEP_R2C;
+  }
+}
+
+/* The plan of one step over `batch` rows: the backend's library where the
+ * policy allows and it can plan the case, else kiln's own. */
+static kiln_status step_plan(kiln_context *ctx, const fft_spec *spec, fft_step_kind kind,
+                             int64_t n, int64_t batch, fft_plan1d **plan) {
+  *plan = NULL;
+  fft_policy policy;
+  KILN_RETURN_IF_ERROR(policy_get(&policy));
+  if (policy != POLICY_PORTABLE && backend_has_fft(ctx) && batch > 0) {
+    static const int vendor_type[] = {KILN_BACKEND_FFT_C2C, KILN_BACKEND_FFT_R2C,
+                                      KILN_BACKEND_FFT_C2R};
+    kiln_status status =
+        kiln_fft_plan1d_get(ctx, n, spec->precision, vendor_type[kind], batch, plan);
+    if (status == KILN_OK || policy == POLICY_VENDOR ||
+        (status != KILN_ERROR_UNAVAILABLE && status != KILN_ERROR_UNIMPLEMENTED))
+      return status;
+    kiln_log(KILN_LOG_DEBUG, "fft: vendor library not used: %s", kiln_last_error());
+  } else if (policy == POLICY_VENDOR) {
+    return kiln_error_set(KILN_ERROR_UNAVAILABLE,
+                          "fft: KILN_FFT=vendor but the %s backend has no vendor FFT library",
+                          ctx->ops->name);
+  }
+  return kiln_fft_plan1d_get(ctx, n, spec->precision, 0, 1, plan);
+}
+
+static const char *kind_name(kiln_fft_kind kind) {
+  switch (kind) {
+  case KILN_FFT_FORWARD: return "fftn";
+  case KILN_FFT_INVERSE: return "ifftn";
+  case KILN_FFT_REAL_FORWARD: return "rfftn";
+  default: return "irfftn";
+  }
+}
+
+static kiln_status norm_parse(const char *what, const char *text, fft_norm *norm) {
+  if (!text || strcmp(text, "backward") == 0) *norm = NORM_BACKWARD;
+  else if (strcmp(text, "ortho") == 0) *norm = NORM_ORTHO;
+  else if (strcmp(text, "forward") == 0) *norm = NORM_FORWARD;
+  else
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: invalid norm value \"%s\"; should be \"backward\", \"ortho\" "
+                          "or \"forward\" (or NULL)",
+                          what, text);
+  return KILN_OK;
+}
+
+/* Resolves the arguments (numpy.fft's _cook_nd_args and dtype rules). */
+static kiln_status spec_make(const char *what, kiln_fft_kind kind, kiln_dtype dtype, int ndim,
+                             const int64_t *shape, int ns, const int64_t *s, int naxes,
+                             const int *axes, const char *norm, kiln_context *ctx,
+                             fft_spec *spec) {
+  memset(spec, 0, sizeof *spec);
+  spec->kind = kind;
+  spec->in_dtype = dtype;
+  spec->ndim = ndim;
+  KILN_RETURN_IF_ERROR(norm_parse(what, norm, &spec->norm));
+  if (kind < KILN_FFT_FORWARD || kind > KILN_FFT_REAL_INVERSE)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: bad kind %d", what, (int)kind);
+  if (ndim < 1 || ndim > KILN_MAX_DIMS)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the input has %d dims; a transform needs at least 1", what, ndim);
+  if (kind == KILN_FFT_REAL_FORWARD && kiln_dtype_is_complex(dtype))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: input of dtype %s; a real transform takes real inputs (NumPy "
+                          "raises TypeError)",
+                          what, kiln_dtype_name(dtype));
+  if (kiln_dtype_size(dtype) == 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: bad dtype %d", what, (int)dtype);
+  int single = dtype == KILN_FLOAT16 || dtype == KILN_FLOAT32 || dtype == KILN_COMPLEX64;
+  spec->precision = single ? FFT_SINGLE : FFT_DOUBLE;
+  spec->out_dtype = single ? KILN_COMPLEX64 : KILN_COMPLEX128;
+  if (!single && ctx && !ctx->info.has_double)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED, "%s: a %s transform on %s, which has no "
+                          "float64", what, kiln_dtype_name(spec->out_dtype), ctx->info.name);
+
+  /* axes and lengths */
+  if (s && axes && ns != naxes)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: s has %d lengths and axes %d axes (NumPy: \"Shape and axes have "
+                          "different lengths\")", what, ns, naxes);
+  int count = axes ? naxes : s ? ns : ndim;
+  if (count < 0 || count > FFT_MAX_AXES)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: %d axes (0 to %d)", what, count,
+                          FFT_MAX_AXES);
+  if (count == 0 && kind != KILN_FFT_FORWARD && kind != KILN_FFT_INVERSE)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: no axes to transform", what);
+  spec->naxes = count;
+  /* irfft keeps float16 (NumPy casts back to the input's real dtype);
+   * irfftn over more axes gets complex64 from its ifft steps first */
+  if (kind == KILN_FFT_REAL_INVERSE)
+    spec->out_dtype = dtype == KILN_FLOAT16 && count == 1 ? KILN_FLOAT16
+                      : single                            ? KILN_FLOAT32
+                                                          : KILN_FLOAT64;
+  for (int i = 0; i < count; i++) {
+    int axis = axes ? axes[i] : ndim - count + i;
+    if (axis < -ndim || axis >= ndim)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: axis %d is out of range for an input of %d dims", what,
+                            axes ? axes[i] : axis, ndim);
+    spec->axes[i] = axis < 0 ? axis + ndim : axis;
+  }
+  memcpy(spec->in_shape, shape, (size_t)ndim * sizeof *shape);
+  memcpy(spec->out_shape, shape, (size_t)ndim * sizeof *shape);
+  for (int i = 0; i < count; i++) {
+    int axis = spec->axes[i];
+    int real_last = kind == KILN_FFT_REAL_INVERSE && i == count - 1;
+    int64_t n = s ? s[i] : KILN_FFT_DEFAULT;
+    /* the input length along axis as this step sees it (earlier steps
+     * along a repeated axis changed it) */
+    int64_t have = spec->out_shape[axis];
+    if (n == KILN_FFT_DEFAULT) n = real_last ? 2 * (have - 1) : have;
+    if (n < 1)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: invalid number of FFT data points (%lld) along axis %d", what,
+                            (long long)n, axis);
+    spec->length[i] = n;
+    int real_first = kind == KILN_FFT_REAL_FORWARD && i == count - 1;
+    spec->out_shape[axis] = real_first ? n / 2 + 1 : n;
+  }
+  return KILN_OK;
+}
+
+static int same_shape(int nd, const int64_t *a, int nb, const int64_t *b) {
+  if (nd != nb) return 0;
+  for (int i = 0; i < nd; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+/* The factor of a step of length n. NumPy computes it in the input's
+ * real dtype, so a float16 input's first step is scaled by a float16
+ * factor (the steps after it see complex64). */
+static double step_scale(const fft_spec *spec, int sign, int64_t n, int step) {
+  double scale = 1.0;
+  if (spec->norm == NORM_ORTHO) scale = 1.0 / sqrt((double)n);
+  else if (sign < 0 ? spec->norm == NORM_FORWARD : spec->norm == NORM_BACKWARD)
+    scale = 1.0 / (double)n;
+  if (step == 0 && spec->in_dtype == KILN_FLOAT16)
+    scale = kiln_float16_to_float(kiln_float16_from_double(scale));
+  return scale;
+}
+
+/* A view of x with axis moved last; the last dim cropped to length when
+ * length >= 0; with dtype as_real, the real parts of complex x. */
+static kiln_status moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
+                              kiln_array **out) {
+  int nd = x->ndim, k = 0;
+  int64_t shape[KILN_MAX_DIMS], strides[KILN_MAX_DIMS];
+  for (int d = 0; d < nd; d++)
+    if (d != axis) shape[k] = x->shape[d], strides[k++] = x->strides[d];
+  shape[k] = length >= 0 ? length : x->shape[axis];
+  strides[k] = x->strides[axis];
+  kiln_dtype dtype = x->dtype;
+  if (as_real) dtype = x->dtype == KILN_COMPLEX128 ? KILN_FLOAT64 : KILN_FLOAT32;
+  return kiln_array_view_new(x, dtype, nd, shape, strides, x->offset, out);
+}
+
+/* One 1-D step along axis: src (any view) -> dst (its shape, any view). */
+static kiln_status axis_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
+                             const fft_plan1d *plan, fft_step_kind kind, int sign, int step,
+                             const kiln_array *src, int axis, int64_t n, kiln_array *dst) {
+  if (dst->size == 0) return KILN_OK;
+  const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
+  int nd = src->ndim;
+  int64_t shape[KILN_MAX_DIMS], batch = 1;
+  for (int d = 0, k = 0; d < nd; d++)
+    if (d != axis) batch *= (shape[k++] = src->shape[d]);
+  shape[nd - 1] = n;
+  int64_t have = src->shape[axis];
+  int64_t keep = kind == STEP_C2R ? n / 2 + 1 : n;
+  int64_t copied = have < keep ? have : keep;
+  kiln_array *work = NULL, *from = NULL, *into = NULL;
+  kiln_status status = kiln_array_alloc(ctx, cdt, nd, shape, &work);
+  if (status == KILN_OK) status = kiln_buffer_use_on_stream(work->buffer, stream);
+  if (status == KILN_OK && (kind != STEP_C2C || copied < n)) {
+    static const uint64_t zero[2] = {0, 0};
+    status = kiln_ew_fill_on(work, zero, stream);
+  }
+  if (status == KILN_OK && copied > 0) {
+    status = moved_view(src, axis, copied, 0, &from);
+    if (status == KILN_OK) status = moved_view(work, nd - 1, copied, kind == STEP_R2C, &into);
+    if (status == KILN_OK) status = kiln_ew_copy_on(into, from, stream);
+    kiln_array_release(from);
+    kiln_array_release(into);
+    from = into = NULL;
+  }
+  if (status == KILN_OK && kind == STEP_C2R) {
+    kiln_backend_arg w = {.kind = KILN_BACKEND_ARG_BUFFER, .buffer = work->buffer->handle,
+                          .offset = (uint64_t)work->offset};
+    status = kiln_fft_launch_helper(ctx, stream, spec->precision, FFT_HERMITIAN, 1, &w, n, 0,
+                                    sign, 1.0, batch * n);
+  }
+  if (status == KILN_OK)
+    status = kiln_fft_plan1d_run(plan, stream, sign, step_scale(spec, sign, n, step), batch, work);
+  if (status == KILN_OK) {
+    int64_t length = kind == STEP_R2C ? n / 2 + 1 : n;
+    status = moved_view(work, nd - 1, length, kind == STEP_C2R, &from);
+    if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
+    if (status == KILN_OK) status = kiln_ew_copy_on(into, from, stream);
+    kiln_array_release(from);
+    kiln_array_release(into);
+  }
+  kiln_array_release(work);
+  return status;
+}
+
+static kiln_status use_on(const kiln_array *x, kiln_stream *stream) {
+  return kiln_buffer_use_on_stream(x->buffer, stream);
+}
+
+/* One 1-D step through the backend's library: rows handed to it directly
+ * when the caller's arrays already are what it takes (contiguous along
+ * the axis, the dtype, the length; C2R always copies, the library may
+ * overwrite its input), else through contiguous rows from the pool. */
+static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
+                               const fft_plan1d *plan, fft_step_kind kind, int sign, int step,
+                               const kiln_array *src, int axis, int64_t n, kiln_array *dst) {
+  if (dst->size == 0) return KILN_OK;
+  const int d = spec->precision == FFT_DOUBLE;
+  const kiln_dtype cdt = d ? KILN_COMPLEX128 : KILN_COMPLEX64, rdt = d ? KILN_FLOAT64 : KILN_FLOAT32;
+  const int64_t half = n / 2 + 1, have = src->shape[axis];
+  const int64_t in_len = kind == STEP_C2R ? half : n, out_len = kind == STEP_R2C ? half : n;
+  const kiln_dtype in_dtype = kind == STEP_R2C ? rdt : cdt, out_dtype = kind == STEP_C2R ? rdt : cdt;
+  int nd = src->ndim;
+  int64_t shape[KILN_MAX_DIMS], batch = 1;
+  for (int a = 0, k = 0; a < nd; a++)
+    if (a != axis) batch *= (shape[k++] = src->shape[a]);
+  kiln_array *from = NULL, *into = NULL, *in_rows = NULL, *out_rows = NULL, *work = NULL;
+  kiln_status status = moved_view(src, axis, -1, 0, &from);
+  if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
+  if (status != KILN_OK) goto cleanup;
+  if (kind != STEP_C2R && src->dtype == in_dtype && have == n && kiln_array_is_contiguous(from) &&
+      src->buffer != dst->buffer) {
+    in_rows = kiln_array_retain(from);
+    status = use_on(in_rows, stream);
+  } else {
+    shape[nd - 1] = in_len;
+    int64_t copied = have < in_len ? have : in_len;
+    kiln_array *part = NULL, *slot = NULL;
+    status = kiln_array_alloc(ctx, in_dtype, nd, shape, &in_rows);
+    if (status == KILN_OK) status = use_on(in_rows, stream);
+    if (status == KILN_OK && copied < in_len) {
+      static const uint64_t zero[2] = {0, 0};
+      status = kiln_ew_fill_on(in_rows, zero, stream);
+    }
+    if (status == KILN_OK) status = moved_view(src, axis, copied, 0, &part);
+    if (status == KILN_OK) status = moved_view(in_rows, nd - 1, copied, 0, &slot);
+    if (status == KILN_OK) status = kiln_ew_copy_on(slot, part, stream);
+    kiln_array_release(part);
+    kiln_array_release(slot);
+  }
+  if (status != KILN_OK) goto cleanup;
+  int direct_out = dst->dtype == out_dtype && kiln_array_is_contiguous(into);
+  if (direct_out) {
+    out_rows = kiln_array_retain(into);
+  } else {
+    shape[nd - 1] = out_len;
+    status = kiln_array_alloc(ctx, out_dtype, nd, shape, &out_rows);
+  }
+  if (status == KILN_OK) status = use_on(out_rows, stream);
+  if (status == KILN_OK && plan->work_bytes) {
+    int64_t bytes = (int64_t)plan->work_bytes;
+    status = kiln_array_alloc(ctx, KILN_UINT8, 1, &bytes, &work);
+    if (status == KILN_OK) status = use_on(work, stream);
+  }
+  kiln_backend_stream *backend_stream = NULL;
+  if (status == KILN_OK) status = kiln_stream_backend(ctx, stream, &backend_stream);
+  if (status == KILN_OK)
+    status = ctx->ops->fft_execute(ctx->device, backend_stream, plan->vendor,
+                                   in_rows->buffer->handle, (uint64_t)in_rows->offset,
+                                   out_rows->buffer->handle, (uint64_t)out_rows->offset,
+                                   work ? work->buffer->handle : NULL, sign);
+  double scale = step_scale(spec, sign, n, step);
+  if (status == KILN_OK && scale != 1.0) {
+    kiln_backend_arg rows = {.kind = KILN_BACKEND_ARG_BUFFER, .buffer = out_rows->buffer->handle,
+                             .offset = (uint64_t)out_rows->offset};
+    status = kiln_fft_launch_helper(ctx, stream, spec->precision, FFT_SCALE, 1, &rows, 0, 0,
+                                    sign, scale, out_rows->size * (kind == STEP_C2R ? 1 : 2));
+  }
+  if (status == KILN_OK && !direct_out) status = kiln_ew_copy_on(into, out_rows, stream);
+cleanup:
+  kiln_array_release(work);
+  kiln_array_release(out_rows);
+  kiln_array_release(in_rows);
+  kiln_array_release(into);
+  kiln_array_release(from);
+  return status;
+}
+
+static kiln_status check_out(const char *what, const fft_spec *spec, const kiln_array *a,
+                             const kiln_array *out) {
+  if (out->buffer->ctx != a->buffer->ctx)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out is of another context", what);
+  if (out->dtype != spec->out_dtype || !same_shape(out->ndim, out->shape, spec->ndim,
+                                                   spec->out_shape))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: out is %s of %d dims; the result is %s of %d dims (or a "
+                          "length differs)",
+                          what, kiln_dtype_name(out->dtype), out->ndim,
+                          kiln_dtype_name(spec->out_dtype), spec->ndim);
+  for (int i = 0; i < out->ndim; i++)
+    if (out->shape[i] > 1 && out->strides[i] == 0)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: out is a broadcast view (stride 0 on dim %d)", what, i);
+  return KILN_OK;
+}
+
+/* Runs spec on a; plans[i] is the 1-D plan of axis step i (NULL: from the
+ * context's cache). */
+static kiln_status spec_run(const char *what, const fft_spec *spec, fft_plan1d *const *plans,
+                            const kiln_array *a, kiln_array *out, kiln_stream *stream,
+                            kiln_array **result) {
+  kiln_context *ctx = a->buffer->ctx;
+  if (out) KILN_RETURN_IF_ERROR(check_out(what, spec, a, out));
+  else if (!result)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out and result are both NULL", what);
+  kiln_array *final = NULL;
+  if (out) final = kiln_array_retain(out);
+  else KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, spec->out_dtype, spec->ndim, spec->out_shape,
+                                             &final));
+  const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
+  kiln_status status = KILN_OK;
+  kiln_array *cur = kiln_array_retain((kiln_array *)a);
+  int64_t shape[KILN_MAX_DIMS];
+  memcpy(shape, spec->in_shape, (size_t)spec->ndim * sizeof *shape);
+  const int last = spec->naxes - 1;
+  if (spec->naxes == 0) status = kiln_ew_copy_on(final, a, stream); /* numpy: fftn(a, axes=()) */
+  for (int step = 0; step < spec->naxes && status == KILN_OK; step++) {
+    int i, sign;
+    fft_step_kind kind;
+    step_of(spec, step, &i, &sign, &kind);
+    int axis = spec->axes[i];
+    int64_t n = spec->length[i];
+    shape[axis] = kind == STEP_R2C ? n / 2 + 1 : n;
+    int64_t batch = 1;
+    for (int d = 0; d < spec->ndim; d++)
+      if (d != axis) batch *= shape[d];
+    kiln_array *dst = NULL;
+    if (step == last) dst = kiln_array_retain(final);
+    else status = kiln_array_alloc(ctx, cdt, spec->ndim, shape, &dst);
+    fft_plan1d *plan = plans ? plans[step] : NULL;
+    if (status == KILN_OK && !plans) status = step_plan(ctx, spec, kind, n, batch, &plan);
+    if (status == KILN_OK && plan && plan->vendor)
+      status = vendor_step(ctx, stream, spec, plan, kind, sign, step, cur, axis, n, dst);
+    else if (status == KILN_OK)
+      status = axis_step(ctx, stream, spec, plan, kind, sign, step, cur, axis, n, dst);
+    if (!plans) kiln_fft_plan1d_release(plan);
+    kiln_array_release(cur);
+    cur = dst;
+  }
+  kiln_array_release(cur);
+  if (status == KILN_OK && result) *result = final;
+  else kiln_array_release(final);
+  return status;
+}
+
+static kiln_status fft_call(const char *what, kiln_fft_kind kind, const kiln_array *a, int ns,
+                            const int64_t *s, int naxes, const int *axes, const char *norm,
+                            kiln_array *out, kiln_stream *stream, kiln_array **result) {
+  if (result) *result = NULL;
+  if (!a) return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the input is NULL", what);
+  fft_spec spec;
+  KILN_RETURN_IF_ERROR(spec_make(what, kind, a->dtype, a->ndim, a->shape, ns, s, naxes, axes,
+                                 norm, a->buffer->ctx, &spec));
+  return spec_run(what, &spec, NULL, a, out, stream, result);
+}
+
+/* ---- the public calls ------------------------------------------------------ */
+
+#define ONE_AXIS(name, kind)                                                                   \
+  kiln_status kiln_##name(const kiln_array *a, int64_t n, int axis, const char *norm,         \
+                          kiln_array *out, kiln_stream *stream, kiln_array **result) {        \
+    return fft_call(#name, kind, a, 1, &n, 1, &axis, norm, out, stream, result);              \
+  }
+ONE_AXIS(fft, KILN_FFT_FORWARD)
+ONE_AXIS(ifft, KILN_FFT_INVERSE)
+ONE_AXIS(rfft, KILN_FFT_REAL_FORWARD)
+ONE_AXIS(irfft, KILN_FFT_REAL_INVERSE)
+
+static const int last_two[2] = {-2, -1};
+kiln_status kiln_fft2(const kiln_array *a, const int64_t *s, const int *axes, const char *norm,
+                      kiln_array *out, kiln_stream *stream, kiln_array **result) {
+  return fft_call("fft2", KILN_FFT_FORWARD, a, 2, s, 2, axes ? axes : last_two, norm, out,
+                  stream, result);
+}
+kiln_status kiln_ifft2(const kiln_array *a, const int64_t *s, const int *axes, const char *norm,
+                       kiln_array *out, kiln_stream *stream, kiln_array **result) {
+  return fft_call("ifft2", KILN_FFT_INVERSE, a, 2, s, 2, axes ? axes : last_two, norm, out,
+                  stream, result);
+}
+
+#define N_AXES(name, kind)                                                                     \
+  kiln_status kiln_##name(const kiln_array *a, int ns, const int64_t *s, int naxes,           \
+                          const int *axes, const char *norm, kiln_array *out,                 \
+                          kiln_stream *stream, kiln_array **result) {                         \
+    return fft_call(#name, kind, a, ns, s, naxes, axes, norm, out, stream, result);           \
+  }
+N_AXES(fftn, KILN_FFT_FORWARD)
+N_AXES(ifftn, KILN_FFT_INVERSE)
+N_AXES(rfftn, KILN_FFT_REAL_FORWARD)
+N_AXES(irfftn, KILN_FFT_REAL_INVERSE)
+
+kiln_status kiln_fft_plan_create(kiln_context *ctx, kiln_fft_kind kind, kiln_dtype dtype,
+                                 int ndim, const int64_t *shape, int ns, const int64_t *s,
+                                 int naxes, const int *axes, const char *norm,
+                                 kiln_fft_plan **plan) {
+  KILN_CHECK_ARG(plan);
+  *plan = NULL;
+  KILN_CHECK_ARG(ctx);
+  if (ndim > 0) KILN_CHECK_ARG(shape);
+  kiln_fft_plan *p = calloc(1, sizeof *p);
+  if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "kiln_fft_plan_create: no memory");
+  kiln_status status = spec_make("kiln_fft_plan_create", kind, dtype, ndim, shape, ns, s,
+                                 naxes, axes, norm, ctx, &p->spec);
+  p->ctx = kiln_context_retain(ctx);
+  int64_t now[KILN_MAX_DIMS];
+  if (status == KILN_OK) memcpy(now, p->spec.in_shape, (size_t)ndim * sizeof *now);
+  for (int step = 0; step < p->spec.naxes && status == KILN_OK; step++) {
+    int i, sign;
+    fft_step_kind step_kind;
+    step_of(&p->spec, step, &i, &sign, &step_kind);
+    int64_t n = p->spec.length[i], batch = 1;
+    now[p->spec.axes[i]] = step_kind == STEP_R2C ? n / 2 + 1 : n;
+    for (int d = 0; d < ndim; d++)
+      if (d != p->spec.axes[i]) batch *= now[d];
+    status = step_plan(ctx, &p->spec, step_kind, n, batch, &p->plans[step]);
+  }
+  if (status != KILN_OK) {
+    kiln_fft_plan_release(p);
+    return status;
+  }
+  *plan = p;
+  return KILN_OK;
+}
+
+kiln_status kiln_fft_plan_execute(const kiln_fft_plan *plan, const kiln_array *a,
+                                  kiln_array *out, kiln_stream *stream, kiln_array **result) {
+  if (result) *result = NULL;
+  KILN_CHECK_ARG(plan);
+  KILN_CHECK_ARG(a);
+  const fft_spec *spec = &plan->spec;
+  const char *what = kind_name(spec->kind);
+  if (a->buffer->ctx != plan->ctx)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s plan: the input is of another "
+                          "context", what);
+  if (a->dtype != spec->in_dtype || !same_shape(a->ndim, a->shape, spec->ndim, spec->in_shape))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s plan: made for %s inputs of %d dims; the input is %s of %d dims "
+                          "(or a length differs)",
+                          what, kiln_dtype_name(spec->in_dtype), spec->ndim,
+                          kiln_dtype_name(a->dtype), a->ndim);
+  return spec_run(what, spec, plan->plans, a, out, stream, result);
+}
+
+void kiln_fft_plan_release(kiln_fft_plan *plan) {
+  if (!plan) return;
+  for (int i = 0; i < FFT_MAX_AXES; i++) kiln_fft_plan1d_release(plan->plans[i]);
+  kiln_context_release(plan->ctx);
+  free(plan);
+}
+
+kiln_status kiln_fft_describe(kiln_context *ctx, char *text, size_t size) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(text);
+  if (size == 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "kiln_fft_describe: size is 0");
+  text[0] = '\0';
+  fft_policy policy;
+  KILN_RETURN_IF_ERROR(policy_get(&policy));
+  if (policy == POLICY_PORTABLE) {
+    snprintf(text, size, "portable kernel (KILN_FFT=portable)");
+    return KILN_OK;
+  }
+  if (!backend_has_fft(ctx)) {
+    snprintf(text, size, "portable kernel (the %s backend has no vendor FFT table)",
+             ctx->ops->name);
+    return KILN_OK;
+  }
+  char vendor[512];
+  if (ctx->ops->fft_describe(ctx->device, vendor, sizeof vendor) == KILN_OK)
+    snprintf(text, size, "vendor: %s", vendor);
+  else
+    snprintf(text, size, "%s (%s)",
+             policy == POLICY_VENDOR ? "none: KILN_FFT=vendor and no vendor FFT library"
+                                     : "portable kernel",
+             kiln_last_error());
+  return KILN_OK;
+}

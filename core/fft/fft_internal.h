@@ -1,0 +1,102 @@
+/* core/fft/fft_internal.h: kiln's FFT below the public calls (internal).
+ *
+ * Every transform is a sequence of 1-D transforms along one axis each. A
+ * 1-D transform runs on a contiguous work array of `batch` rows of n
+ * complex elements (float or double parts, interleaved), made and read back
+ * by fft.c with element-wise copies (which do the crop/zero-pad, casts and
+ * any strides). fft_plan1d.c plans the length n: a Stockham auto-sort
+ * sequence of radix passes (2, 3, 4, 5, 7, 8, 11, 13), or Bluestein's
+ * chirp-z convolution over a power of two when n has a larger prime
+ * factor. Plans are kept per context in a bounded cache (fft_cache.c). */
+#ifndef KILN_CORE_FFT_INTERNAL_H
+#define KILN_CORE_FFT_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "core/array/array_internal.h"
+#include "core/kernel/kernel_catalog.h"
+#include "core/kernel/kernel_internal.h"
+
+#define FFT_MAX_PASSES 64
+/* Largest prime a Stockham pass takes directly (its butterfly is a dense
+ * R x R DFT); a larger prime factor sends n to Bluestein. */
+#define FFT_MAX_DIRECT_PRIME 13
+
+/* The element precision: 0 float (complex64), 1 double (complex128). */
+typedef enum fft_precision { FFT_SINGLE = 0, FFT_DOUBLE = 1 } fft_precision;
+
+typedef struct fft_plan1d fft_plan1d;
+struct fft_plan1d {
+  atomic_int refcount;
+  kiln_context *ctx; /* borrowed: a plan never outlives its context */
+  int64_t n;
+  fft_precision precision;
+  int npasses;
+  int radix[FFT_MAX_PASSES];
+  /* Bluestein (npasses == 0 and n > 1): the convolution length m (a power
+   * of two >= 2n - 1), its own plan, and the transformed chirp filter for
+   * each direction ([0] forward, [1] inverse), m complex elements each. */
+  int64_t m;
+  fft_plan1d *sub;
+  kiln_backend_buffer *filter[2];
+  /* A vendor library's plan instead (vendor != NULL): its transform type,
+   * for `batch` rows, needing work_bytes of scratch per execution. */
+  kiln_backend_fft_plan *vendor;
+  kiln_backend_fft_type vendor_type;
+  int64_t batch;
+  size_t work_bytes;
+  /* LRU links of the context's cache */
+  fft_plan1d *prev, *next;
+};
+
+/* The plan for length n >= 1 at `precision` on ctx, from the context's
+ * cache or made (and cached); one reference for the caller. vendor_type 0:
+ * kiln's own (any batch; batch ignored); else the backend's library plan
+ * of that type for `batch` rows (errors of ops->fft_plan_create). */
+kiln_status kiln_fft_plan1d_get(kiln_context *ctx, int64_t n, fft_precision precision,
+                                int vendor_type, int64_t batch, fft_plan1d **out);
+void kiln_fft_plan1d_release(fft_plan1d *plan);
+
+/* Makes a plan (not cached): factorisation, and for Bluestein the sub-plan
+ * and the filters (computed on the default stream, waited for). */
+kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
+                                 int vendor_type, int64_t batch, fft_plan1d **out);
+
+/* Transforms `batch` rows of plan->n elements in `work` (contiguous, the
+ * array's own buffer and offset) in place: sign -1 forward, +1 inverse,
+ * every output multiplied by scale. Queued on stream. */
+kiln_status kiln_fft_plan1d_run(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                double scale, int64_t batch, kiln_array *work);
+
+/* ---- kernels (fft_kernels.c) ------------------------------------------- */
+
+/* One Stockham pass of radix r over `batch` rows of n elements: src -> dst. */
+kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
+                                 fft_precision precision, int radix,
+                                 kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
+                                 int64_t ns, int sign, double scale, int64_t batch);
+
+/* The helper kernels, by entry point (fft_kernels.c lists their arguments). */
+typedef enum fft_helper {
+  FFT_CHIRP_IN,   /* dst[b,k] = k < n ? src[b,k] w_k : 0, rows of m from rows of n */
+  FFT_CHIRP_OUT,  /* dst[b,k] = src[b,k] w_k scale, rows of n from rows of m */
+  FFT_CHIRP_FILTER, /* dst[k] = conj(w_k) for k < n, conj(w_{m-k}) for m-k < n, else 0 */
+  FFT_MULTIPLY,   /* x[b,k] *= h[k], rows of m */
+  FFT_SCALE,      /* a[i] *= scale, over count real numbers */
+  FFT_HERMITIAN,  /* rows of n: x[k] = conj(x[n-k]) for k > n/2, imaginary parts of
+                     x[0] (and x[n/2], n even) zeroed, as NumPy's irfft reads them */
+  FFT_HELPER_COUNT
+} fft_helper;
+
+/* Launches helper `which` over `count` elements with the given buffer
+ * arguments (nbuffers of them, first) and int64 n, m; sign and scale as
+ * the kernel takes them (ignored by those that do not). */
+kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
+                                   fft_precision precision, fft_helper which, int nbuffers,
+                                   const kiln_backend_arg *buffers, int64_t n, int64_t m,
+                                   int sign, double scale, int64_t count);
+
+/* Every FFT kernel source, for the offline compile checks (core/catalog). */
+kiln_status kiln_fft_catalog_add(kiln_catalog *catalog);
+
+#endif

@@ -1,0 +1,278 @@
+/* core/fft/fft_kernels.c: the kernel-language sources of kiln's own FFT,
+ * generated per element precision (and per radix for the passes), and
+ * their launches.
+ *
+ * A Stockham pass of radix R over rows of n = R * m elements, Ns being the
+ * product of the radices already done (Bainville's formulation, "OpenCL
+ * Fast Fourier Transform", 2010): work-item j < m of a row reads
+ * x[j + r m] (r < R), multiplies x_r by the twiddle exp(sign 2 pi i r k /
+ * (Ns R)) with k = j mod Ns, does an R-point DFT and writes output r to
+ * (j / Ns) Ns R + k + r Ns. After the last pass the row is in natural
+ * order (auto-sort: no bit reversal). The R-point DFT is written out with
+ * its constants (exact 0, +-1, +-i terms as additions), so any prime R
+ * works; the plan uses 2, 3, 4, 5, 7, 8, 11 and 13. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/fft/fft_internal.h"
+#include "core/runtime/strbuf.h"
+
+static const char *real_type(fft_precision p) { return p == FFT_DOUBLE ? "double" : "float"; }
+static const char *tag(fft_precision p) { return p == FFT_DOUBLE ? "f64" : "f32"; }
+
+/* A literal of the precision's type (never an int: "1f" is not C). */
+static void append_literal(kiln_strbuf *b, fft_precision p, double v) {
+  if (p == FFT_DOUBLE) kiln_strbuf_appendf(b, "%.17e", v);
+  else kiln_strbuf_appendf(b, "%.9ef", v);
+}
+
+/* y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R), into yr<k>, yi<k>. */
+static void append_dft(kiln_strbuf *b, fft_precision p, int radix) {
+  const char *T = real_type(p);
+  for (int k = 0; k < radix; k++) {
+    kiln_strbuf_appendf(b, "    %s yr%d = xr0, yi%d = xi0;\n", T, k, k);
+    for (int j = 1; j < radix; j++) {
+      int q = (j * k) % radix;
+      if (q == 0) {
+        kiln_strbuf_appendf(b, "    yr%d += xr%d; yi%d += xi%d;\n", k, j, k, j);
+      } else if (2 * q == radix) {
+        kiln_strbuf_appendf(b, "    yr%d -= xr%d; yi%d -= xi%d;\n", k, j, k, j);
+      } else if (4 * q == radix) { /* W^q = sg i */
+        kiln_strbuf_appendf(b, "    yr%d -= sg * xi%d; yi%d += sg * xr%d;\n", k, j, k, j);
+      } else if (4 * q == 3 * radix) { /* W^q = -sg i */
+        kiln_strbuf_appendf(b, "    yr%d += sg * xi%d; yi%d -= sg * xr%d;\n", k, j, k, j);
+      } else {
+        double angle = 2.0 * M_PI * q / radix;
+        kiln_strbuf_appendf(b, "    { const %s c = ", T);
+        append_literal(b, p, cos(angle));
+        kiln_strbuf_appendf(b, ", s = sg * ");
+        append_literal(b, p, sin(angle));
+        kiln_strbuf_appendf(b, ";\n      yr%d += xr%d * c - xi%d * s; yi%d += xr%d * s + xi%d * c; }\n",
+                            k, j, j, k, j, j);
+      }
+    }
+  }
+}
+
+static void pass_entry(char *out, size_t size, fft_precision p, int radix) {
+  snprintf(out, size, "kiln_fft_pass_%s_r%d", tag(p), radix);
+}
+
+typedef struct pass_source_args {
+  fft_precision precision;
+  int radix;
+} pass_source_args;
+
+static kiln_status pass_source(void *data, kiln_strbuf *b) {
+  const pass_source_args *a = data;
+  const char *T = real_type(a->precision);
+  const int R = a->radix;
+  char entry[64];
+  pass_entry(entry, sizeof entry, a->precision, R);
+  kiln_strbuf_appendf(b,
+                      "KILN_KERNEL void %s(KILN_GLOBAL const %s *src, KILN_GLOBAL %s *dst, "
+                      "int64_t n, int64_t ns, %s sg, %s scale, int64_t count, int64_t base) {\n"
+                      "  KILN_ELEMENTS_BEGIN(t, base, count)\n"
+                      "    const int64_t m = n / %d;\n"
+                      "    const int64_t row = t / m, j = t - row * m, k = j %% ns;\n"
+                      "    KILN_GLOBAL const %s *x = src + 2 * (row * n + j);\n",
+                      entry, T, T, T, T, R, T);
+  for (int r = 0; r < R; r++)
+    kiln_strbuf_appendf(b, "    %s xr%d = x[2 * %d * m], xi%d = x[2 * %d * m + 1];\n", T, r, r,
+                        r, r);
+  kiln_strbuf_appendf(b,
+                      "    if (ns > 1) {\n"
+                      "      const %s a = sg * (%s)6.283185307179586 * (%s)k / (%s)(ns * %d);\n",
+                      T, T, T, T, R);
+  for (int r = 1; r < R; r++)
+    kiln_strbuf_appendf(b,
+                        "      { const %s c = cos(a * (%s)%d), s = sin(a * (%s)%d);\n"
+                        "        const %s re = xr%d * c - xi%d * s;\n"
+                        "        xi%d = xr%d * s + xi%d * c; xr%d = re; }\n",
+                        T, T, r, T, r, T, r, r, r, r, r, r);
+  kiln_strbuf_append(b, "    }\n");
+  append_dft(b, a->precision, R);
+  kiln_strbuf_appendf(b,
+                      "    KILN_GLOBAL %s *y = dst + 2 * (row * n + (j / ns) * ns * %d + k);\n",
+                      T, R);
+  for (int r = 0; r < R; r++)
+    kiln_strbuf_appendf(b, "    y[2 * %d * ns] = yr%d * scale; y[2 * %d * ns + 1] = yi%d * scale;\n",
+                        r, r, r, r);
+  kiln_strbuf_append(b, "  KILN_ELEMENTS_END\n}\n");
+  return kiln_strbuf_status(b);
+}
+
+kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
+                                 fft_precision precision, int radix,
+                                 kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
+                                 int64_t ns, int sign, double scale, int64_t batch) {
+  pass_source_args a = {precision, radix};
+  char entry[64], key[64];
+  pass_entry(entry, sizeof entry, precision, radix);
+  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
+                                              pass_source, &a, &program));
+  int64_t count = batch * (n / radix), base = 0;
+  float sg32 = (float)sign, scale32 = (float)scale;
+  double sg64 = sign;
+  kiln_backend_arg args[8] = {src, dst};
+  int64_t ints[2] = {n, ns};
+  for (int i = 0; i < 2; i++)
+    args[2 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
+                                     .size = sizeof(int64_t)};
+  if (precision == FFT_DOUBLE) {
+    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg64, .size = 8};
+    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale, .size = 8};
+  } else {
+    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg32, .size = 4};
+    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale32, .size = 4};
+  }
+  args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
+  args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
+  return kiln_program_launch_elements(ctx, program, stream, count, 8, args, 7);
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static const char *const helper_names[FFT_HELPER_COUNT] = {
+    "chirp_in", "chirp_out", "chirp_filter", "multiply", "scale", "hermitian"};
+
+/* Bodies over element index i < count, with a, b the buffers (T pairs),
+ * n, m, sg, scale. kiln_fft_chirp gives w_k = exp(sg pi i (k^2 mod 2n) / n)
+ * (the reduction keeps the angle exact for any k). */
+static const char *const helper_bodies[FFT_HELPER_COUNT] = {
+    /* chirp_in: b rows of m <- a rows of n */
+    "const int64_t row = i / m, k = i - row * m;\n"
+    "    T re = (T)0, im = (T)0;\n"
+    "    if (k < n) {\n"
+    "      T c, s; kiln_fft_chirp(k, n, sg, &c, &s);\n"
+    "      const T xr = a[2 * (row * n + k)], xi = a[2 * (row * n + k) + 1];\n"
+    "      re = xr * c - xi * s; im = xr * s + xi * c;\n"
+    "    }\n"
+    "    b[2 * i] = re; b[2 * i + 1] = im;\n",
+    /* chirp_out: b rows of n <- a rows of m */
+    "const int64_t row = i / n, k = i - row * n;\n"
+    "    T c, s; kiln_fft_chirp(k, n, sg, &c, &s);\n"
+    "    const T xr = a[2 * (row * m + k)], xi = a[2 * (row * m + k) + 1];\n"
+    "    b[2 * i] = (xr * c - xi * s) * scale; b[2 * i + 1] = (xr * s + xi * c) * scale;\n",
+    /* chirp_filter: a[k], k < m */
+    "const int64_t k = i < n ? i : m - i;\n"
+    "    T re = (T)0, im = (T)0;\n"
+    "    if (k < n) { T c, s; kiln_fft_chirp(k, n, sg, &c, &s); re = c; im = -s; }\n"
+    "    a[2 * i] = re; a[2 * i + 1] = im;\n",
+    /* multiply: a[i] *= b[i mod m] */
+    "const int64_t k = i % m;\n"
+    "    const T xr = a[2 * i], xi = a[2 * i + 1], hr = b[2 * k], hi = b[2 * k + 1];\n"
+    "    a[2 * i] = xr * hr - xi * hi; a[2 * i + 1] = xr * hi + xi * hr;\n",
+    /* scale: a[i], real numbers */
+    "a[i] *= scale;\n",
+    /* hermitian: a rows of n */
+    "const int64_t row = i / n, k = i - row * n;\n"
+    "    if (k == 0 || 2 * k == n) a[2 * i + 1] = (T)0;\n"
+    "    else if (k > n / 2) {\n"
+    "      a[2 * i] = a[2 * (row * n + n - k)];\n"
+    "      a[2 * i + 1] = -a[2 * (row * n + n - k) + 1];\n"
+    "    }\n"};
+
+static void helper_entry(char *out, size_t size, fft_precision p, fft_helper which) {
+  snprintf(out, size, "kiln_fft_%s_%s", helper_names[which], tag(p));
+}
+
+typedef struct helper_source_args {
+  fft_precision precision;
+  fft_helper which;
+} helper_source_args;
+
+/* Appends text with every identifier T replaced by type (the parameter
+ * parser reads the real type names, so no #define). */
+static void append_typed(kiln_strbuf *b, const char *text, const char *type) {
+  for (const char *c = text; *c; c++) {
+    int word = *c == 'T' && (c == text || !(isalnum((unsigned char)c[-1]) || c[-1] == '_')) &&
+               !(isalnum((unsigned char)c[1]) || c[1] == '_');
+    if (word) kiln_strbuf_append(b, type);
+    else kiln_strbuf_append_n(b, c, 1);
+  }
+}
+
+static kiln_status helper_source(void *data, kiln_strbuf *b) {
+  const helper_source_args *h = data;
+  const char *T = real_type(h->precision);
+  char entry[64];
+  helper_entry(entry, sizeof entry, h->precision, h->which);
+  append_typed(b,
+               "KILN_DEVICE void kiln_fft_chirp(int64_t k, int64_t n, T sg, T *c, T *s) {\n"
+               "  const uint64_t q = ((uint64_t)k * (uint64_t)k) % (uint64_t)(2 * n);\n"
+               "  const T a = sg * (T)3.141592653589793 * ((T)q / (T)n);\n"
+               "  *c = cos(a); *s = sin(a);\n"
+               "}\n",
+               T);
+  kiln_strbuf_appendf(b,
+                      "KILN_KERNEL void %s(KILN_GLOBAL %s *a, KILN_GLOBAL %s *b, int64_t n, "
+                      "int64_t m, %s sg, %s scale, int64_t count, int64_t base) {\n"
+                      "  KILN_ELEMENTS_BEGIN(i, base, count)\n    ",
+                      entry, T, T, T, T);
+  append_typed(b, helper_bodies[h->which], T);
+  kiln_strbuf_append(b, "  KILN_ELEMENTS_END\n}\n");
+  return kiln_strbuf_status(b);
+}
+
+kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
+                                   fft_precision precision, fft_helper which, int nbuffers,
+                                   const kiln_backend_arg *buffers, int64_t n, int64_t m,
+                                   int sign, double scale, int64_t count) {
+  helper_source_args h = {precision, which};
+  char entry[64], key[64];
+  helper_entry(entry, sizeof entry, precision, which);
+  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
+                                              helper_source, &h, &program));
+  int64_t base = 0;
+  float sg32 = (float)sign, scale32 = (float)scale;
+  double sg64 = sign;
+  kiln_backend_arg args[8] = {buffers[0], buffers[nbuffers > 1 ? 1 : 0]};
+  int64_t ints[2] = {n, m};
+  for (int i = 0; i < 2; i++)
+    args[2 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
+                                     .size = sizeof(int64_t)};
+  if (precision == FFT_DOUBLE) {
+    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg64, .size = 8};
+    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale, .size = 8};
+  } else {
+    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg32, .size = 4};
+    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale32, .size = 4};
+  }
+  args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
+  args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
+  return kiln_program_launch_elements(ctx, program, stream, count, 8, args, 7);
+}
+
+kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
+  static const int radices[] = {2, 3, 4, 5, 7, 8, 11, 13};
+  kiln_status status = KILN_OK;
+  for (int p = 0; p < 2 && status == KILN_OK; p++) {
+    /* one entry per program: each helper defines the same device function */
+    for (int i = 0; i < (int)(sizeof radices / sizeof radices[0]) + FFT_HELPER_COUNT; i++) {
+      kiln_strbuf source = {0};
+      int r = i < (int)(sizeof radices / sizeof radices[0]);
+      if (r) {
+        pass_source_args a = {(fft_precision)p, radices[i]};
+        pass_source(&a, &source);
+      } else {
+        helper_source_args h = {(fft_precision)p,
+                                (fft_helper)(i - (int)(sizeof radices / sizeof radices[0]))};
+        helper_source(&h, &source);
+      }
+      status = kiln_strbuf_status(&source);
+      if (status == KILN_OK)
+        status = kiln_catalog_add(catalog, p ? "fft kernel (double)" : "fft kernel (float)",
+                                  kiln_strbuf_text(&source));
+      kiln_strbuf_free(&source);
+      if (status != KILN_OK) break;
+    }
+  }
+  return status;
+}

@@ -1,0 +1,186 @@
+/* core/fft/fft_plan1d.c: plans of one length (factorisation, Bluestein's
+ * filters) and running them over a batch of contiguous rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fft/fft_internal.h"
+#include "core/codegen/elementwise.h"
+#include "kiln/stream.h"
+
+static kiln_dtype complex_dtype(fft_precision p) {
+  return p == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
+}
+
+static kiln_backend_arg buffer_arg(kiln_backend_buffer *buffer, uint64_t offset) {
+  return (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = buffer, .offset = offset};
+}
+
+static kiln_backend_arg array_arg(const kiln_array *x) {
+  return buffer_arg(x->buffer->handle, (uint64_t)x->offset);
+}
+
+/* A contiguous scratch array of `count` complex elements, noted as used on
+ * stream (so the pool keeps it until the stream's work is done). */
+static kiln_status scratch(kiln_context *ctx, fft_precision p, int64_t count,
+                           kiln_stream *stream, kiln_array **out) {
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, complex_dtype(p), 1, &count, out));
+  kiln_status status = kiln_buffer_use_on_stream((*out)->buffer, stream);
+  if (status != KILN_OK) {
+    kiln_array_release(*out);
+    *out = NULL;
+  }
+  return status;
+}
+
+/* Radices whose product is n, largest power-of-two radix first; 0 when a
+ * prime factor is above FFT_MAX_DIRECT_PRIME (Bluestein then). */
+static int factorise(int64_t n, int *radix) {
+  static const int odd[] = {3, 5, 7, 11, 13};
+  int count = 0;
+  while (n % 8 == 0) n /= 8, radix[count++] = 8;
+  if (n % 4 == 0) n /= 4, radix[count++] = 4;
+  if (n % 2 == 0) n /= 2, radix[count++] = 2;
+  for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+    while (n % odd[i] == 0) n /= odd[i], radix[count++] = odd[i];
+  return n == 1 ? count : 0;
+}
+
+static kiln_status run_on(const fft_plan1d *plan, kiln_stream *stream, int sign, double scale,
+                          int64_t batch, kiln_backend_arg work);
+
+static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                double scale, int64_t batch, kiln_backend_arg work) {
+  kiln_context *ctx = plan->ctx;
+  kiln_array *tmp = NULL;
+  KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * plan->n, stream, &tmp));
+  kiln_backend_arg side[2] = {work, array_arg(tmp)};
+  /* an odd pass count starts in the scratch array, so the last pass
+   * writes into work */
+  if (plan->npasses % 2) {
+    size_t bytes = (size_t)(batch * plan->n) * kiln_dtype_size(complex_dtype(plan->precision));
+    kiln_backend_stream *s = NULL;
+    kiln_status status = kiln_stream_backend(ctx, stream, &s);
+    if (status == KILN_OK)
+      status = ctx->ops->copy_d2d(ctx->device, s, tmp->buffer->handle, (uint64_t)tmp->offset,
+                                  work.buffer, work.offset, bytes);
+    if (status != KILN_OK) {
+      kiln_array_release(tmp);
+      return status;
+    }
+    side[0] = array_arg(tmp);
+    side[1] = work;
+  }
+  kiln_status status = KILN_OK;
+  int64_t ns = 1;
+  for (int p = 0; p < plan->npasses && status == KILN_OK; p++) {
+    double s = p == plan->npasses - 1 ? scale : 1.0;
+    status = kiln_fft_launch_pass(ctx, stream, plan->precision, plan->radix[p], side[p % 2],
+                                  side[(p + 1) % 2], plan->n, ns, sign, s, batch);
+    ns *= plan->radix[p];
+  }
+  kiln_array_release(tmp);
+  return status;
+}
+
+static kiln_status run_bluestein(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                 double scale, int64_t batch, kiln_backend_arg work) {
+  kiln_context *ctx = plan->ctx;
+  const int64_t n = plan->n, m = plan->m;
+  kiln_array *conv = NULL;
+  KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * m, stream, &conv));
+  kiln_backend_arg in_out[2] = {work, array_arg(conv)};
+  kiln_backend_arg product[2] = {array_arg(conv),
+                                 buffer_arg(plan->filter[sign > 0 ? 1 : 0], 0)};
+  kiln_backend_arg out_in[2] = {array_arg(conv), work};
+  kiln_status status = kiln_fft_launch_helper(ctx, stream, plan->precision, FFT_CHIRP_IN, 2,
+                                              in_out, n, m, sign, 1.0, batch * m);
+  if (status == KILN_OK) status = run_on(plan->sub, stream, -1, 1.0, batch, in_out[1]);
+  if (status == KILN_OK)
+    status = kiln_fft_launch_helper(ctx, stream, plan->precision, FFT_MULTIPLY, 2, product, n,
+                                    m, sign, 1.0, batch * m);
+  if (status == KILN_OK)
+    status = run_on(plan->sub, stream, 1, 1.0 / (double)m, batch, in_out[1]);
+  if (status == KILN_OK)
+    status = kiln_fft_launch_helper(ctx, stream, plan->precision, FFT_CHIRP_OUT, 2, out_in, n,
+                                    m, sign, scale, batch * n);
+  kiln_array_release(conv);
+  return status;
+}
+
+static kiln_status run_on(const fft_plan1d *plan, kiln_stream *stream, int sign, double scale,
+                          int64_t batch, kiln_backend_arg work) {
+  if (batch == 0 || plan->n == 1) return KILN_OK; /* a length-1 scale is always 1 */
+  if (plan->npasses > 0) return run_stockham(plan, stream, sign, scale, batch, work);
+  return run_bluestein(plan, stream, sign, scale, batch, work);
+}
+
+kiln_status kiln_fft_plan1d_run(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                double scale, int64_t batch, kiln_array *work) {
+  return run_on(plan, stream, sign, scale, batch, array_arg(work));
+}
+
+static void plan_free(fft_plan1d *plan) {
+  if (plan->vendor) plan->ctx->ops->fft_plan_destroy(plan->ctx->device, plan->vendor);
+  for (int i = 0; i < 2; i++)
+    if (plan->filter[i]) plan->ctx->ops->buffer_free(plan->ctx->device, plan->filter[i]);
+  kiln_fft_plan1d_release(plan->sub);
+  free(plan);
+}
+
+void kiln_fft_plan1d_release(fft_plan1d *plan) {
+  if (plan && atomic_fetch_sub(&plan->refcount, 1) == 1) plan_free(plan);
+}
+
+/* Bluestein's filters: the chirp's conjugate, wrapped, transformed. */
+static kiln_status make_filters(fft_plan1d *plan) {
+  kiln_context *ctx = plan->ctx;
+  size_t bytes = (size_t)plan->m * kiln_dtype_size(complex_dtype(plan->precision));
+  for (int i = 0; i < 2; i++) {
+    KILN_RETURN_IF_ERROR(ctx->ops->buffer_alloc(ctx->device, bytes, &plan->filter[i]));
+    kiln_backend_arg f = buffer_arg(plan->filter[i], 0);
+    int sign = i ? 1 : -1;
+    KILN_RETURN_IF_ERROR(kiln_fft_launch_helper(ctx, NULL, plan->precision, FFT_CHIRP_FILTER,
+                                                1, &f, plan->n, plan->m, sign, 1.0, plan->m));
+    KILN_RETURN_IF_ERROR(run_on(plan->sub, NULL, -1, 1.0, 1, f));
+  }
+  /* the filters are read on any stream from now on */
+  return kiln_stream_synchronize(ctx, NULL);
+}
+
+kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
+                                 int vendor_type, int64_t batch, fft_plan1d **out) {
+  *out = NULL;
+  fft_plan1d *plan = calloc(1, sizeof *plan);
+  if (!plan) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "fft: no memory for a plan");
+  atomic_init(&plan->refcount, 1);
+  plan->ctx = ctx;
+  plan->n = n;
+  plan->precision = precision;
+  kiln_status status = KILN_OK;
+  if (vendor_type) {
+    kiln_backend_fft fft = {.type = (kiln_backend_fft_type)vendor_type,
+                            .double_precision = precision == FFT_DOUBLE, .n = n, .batch = batch};
+    plan->vendor_type = (kiln_backend_fft_type)vendor_type;
+    plan->batch = batch;
+    status = ctx->ops->fft_plan_create(ctx->device, &fft, &plan->vendor, &plan->work_bytes);
+    if (status != KILN_OK) {
+      plan_free(plan);
+      return status;
+    }
+    *out = plan;
+    return KILN_OK;
+  }
+  plan->npasses = n > 1 ? factorise(n, plan->radix) : 0;
+  if (n > 1 && plan->npasses == 0) {
+    plan->m = 1;
+    while (plan->m < 2 * n - 1) plan->m *= 2;
+    status = kiln_fft_plan1d_get(ctx, plan->m, precision, 0, 1, &plan->sub);
+    if (status == KILN_OK) status = make_filters(plan);
+  }
+  if (status != KILN_OK) {
+    plan_free(plan);
+    return status;
+  }
+  *out = plan;
+  return KILN_OK;
+}

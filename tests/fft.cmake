@@ -1,0 +1,32 @@
+# FFT (docs/fft.md): tests/fft/fft_numpy.py checks every transform against
+# numpy.fft through tests/fft/fft_driver (fft_numpy.<backend>; skipped with
+# the reason when no NumPy venv can be made or no device is present), and
+# test_fft the C-level contract (bad input, plans, the cache, round trips).
+add_executable(kiln_fft_driver fft/fft_driver.c)
+target_link_libraries(kiln_fft_driver PRIVATE kiln)
+target_compile_options(kiln_fft_driver PRIVATE ${KILN_WARNINGS})
+foreach(b ${KILN_TEST_BACKENDS})
+  add_test(NAME fft_numpy.${b}
+    COMMAND bash -c "py=$(bash ${PROJECT_SOURCE_DIR}/ci/numpy-venv.sh | tail -n 1) || { echo 'fft_numpy: SKIP: no NumPy venv'; exit 77; }; exec \"$py\" ${CMAKE_CURRENT_SOURCE_DIR}/fft/fft_numpy.py --quick --driver $<TARGET_FILE:kiln_fft_driver>")
+  set_tests_properties(fft_numpy.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b}" RESOURCE_LOCK numpy_venv)
+endforeach()
+kiln_conformance_test(fft SOURCES test_fft.c LABELS fft)
+# The portable kernels where a backend has a vendor library (cuda, hip);
+# on opencl fft_numpy.opencl already runs them.
+foreach(b ${KILN_TEST_BACKENDS})
+  if(NOT b STREQUAL "opencl")
+    add_test(NAME fft_numpy_portable.${b}
+      COMMAND bash -c "py=$(bash ${PROJECT_SOURCE_DIR}/ci/numpy-venv.sh | tail -n 1) || { echo 'fft_numpy: SKIP: no NumPy venv'; exit 77; }; exec \"$py\" ${CMAKE_CURRENT_SOURCE_DIR}/fft/fft_numpy.py --quick --driver $<TARGET_FILE:kiln_fft_driver>")
+    set_tests_properties(fft_numpy_portable.${b} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable"
+      RESOURCE_LOCK numpy_venv)
+  endif()
+  # fft_bad_setting.<backend>: a bad KILN_FFT is an error naming it.
+  add_test(NAME fft_bad_setting.${b} COMMAND test_fft bad_setting)
+  set_tests_properties(fft_bad_setting.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=bogus")
+endforeach()
+# cuFFT / hipFFT load checks (no device needed).
+kiln_conformance_test(gpu_fft_library SOURCES test_gpu_fft_library.c
+                      INTERNAL NO_BACKEND LABELS "backend=cuda;backend=hip;fft")

@@ -1,0 +1,260 @@
+/* tests/test_fft.c: the contract of kiln/fft.h that fft_numpy.py does not
+ * cover: bad arguments (each a status and a message), explicit plans and
+ * their checks, the plan cache past its bound, round trips against a plain
+ * C DFT (float64), a large power of two, out and streams. Values of every
+ * transform against NumPy: tests/fft/fft_numpy.py. */
+#include "harness.h"
+
+/* X_k = sum_j x_j exp(sign 2 pi i jk / n), in long double */
+static void dft(const double *x, double *y, int64_t n, int sign) {
+  for (int64_t k = 0; k < n; k++) {
+    long double re = 0, im = 0;
+    for (int64_t j = 0; j < n; j++) {
+      long double a = sign * 2.0L * 3.14159265358979323846264338327950288L *
+                      (long double)((j * k) % n) / (long double)n;
+      re += x[2 * j] * cosl(a) - x[2 * j + 1] * sinl(a);
+      im += x[2 * j] * sinl(a) + x[2 * j + 1] * cosl(a);
+    }
+    y[2 * k] = (double)re;
+    y[2 * k + 1] = (double)im;
+  }
+}
+
+/* max |a - b| / max |b| over n complex values */
+static double relative_error(const double *a, const double *b, int64_t n) {
+  double err = 0, scale = 0;
+  for (int64_t i = 0; i < 2 * n; i++) {
+    err = fmax(err, fabs(a[i] - b[i]));
+    scale = fmax(scale, fabs(b[i]));
+  }
+  return err / (scale > 0 ? scale : 1);
+}
+
+static kiln_array *complex128_random(kiln_context *ctx, int ndim, const int64_t *shape,
+                                     double **host) {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) n *= shape[i];
+  *host = malloc((size_t)(2 * n) * sizeof(double));
+  harness_fill_random(*host, KILN_FLOAT64, 2 * n, -1, 1);
+  kiln_array *a = NULL;
+  CHECK_OK(kiln_array_from_host(ctx, KILN_COMPLEX128, ndim, shape, NULL, *host, &a));
+  return a;
+}
+
+static void test_against_dft(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  if (!info.has_double) {
+    harness_skip("no float64 on this device");
+    return;
+  }
+  static const int64_t sizes[] = {1, 2, 6, 12, 13, 17, 60, 77, 101, 143, 256, 391};
+  for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+    int64_t n = sizes[t];
+    double *x = NULL;
+    kiln_array *a = complex128_random(ctx, 1, &n, &x), *f = NULL, *back = NULL;
+    double *got = malloc((size_t)(2 * n) * sizeof(double));
+    double *want = malloc((size_t)(2 * n) * sizeof(double));
+    CHECK_OK(kiln_fft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &f));
+    CHECK_OK(kiln_array_to_host(f, got, NULL));
+    dft(x, want, n, -1);
+    double e = relative_error(got, want, n);
+    CHECK_MSG(e < 1e-13, "fft n=%lld: error %.3g vs a C DFT", (long long)n, e);
+    CHECK_OK(kiln_ifft(f, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &back));
+    CHECK_OK(kiln_array_to_host(back, got, NULL));
+    e = relative_error(got, x, n);
+    CHECK_MSG(e < 1e-13, "ifft(fft(x)) n=%lld: error %.3g", (long long)n, e);
+    free(got);
+    free(want);
+    free(x);
+    kiln_array_release(back);
+    kiln_array_release(f);
+    kiln_array_release(a);
+  }
+}
+
+/* 2^16 complex64 round trip on a stream, into a reversed out */
+static void test_round_trip_stream(kiln_context *ctx) {
+  int64_t n = 1 << 16;
+  float *x = malloc((size_t)(2 * n) * sizeof(float)), *got = malloc((size_t)(2 * n) * sizeof(float));
+  harness_fill_random(x, KILN_FLOAT32, 2 * n, -1, 1);
+  kiln_array *a = NULL, *f = NULL, *store = NULL, *out = NULL, *r = NULL;
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_COMPLEX64, 1, &n, NULL, x, &a));
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_COMPLEX64, 1, &n, &store));
+  kiln_slice reverse = {KILN_NONE, KILN_NONE, -1};
+  REQUIRE_OK(kiln_array_slice(store, 1, &reverse, &out));
+  CHECK_OK(kiln_fft(a, KILN_FFT_DEFAULT, -1, "ortho", NULL, stream, &f));
+  CHECK_OK(kiln_ifft(f, KILN_FFT_DEFAULT, -1, "ortho", out, stream, &r));
+  CHECK(r == out);
+  CHECK_OK(kiln_stream_synchronize(ctx, stream));
+  CHECK_OK(kiln_array_to_host(out, got, NULL));
+  double err = 0;
+  for (int64_t i = 0; i < 2 * n; i++) err = fmax(err, fabs(got[i] - x[i]));
+  CHECK_MSG(err < 1e-5, "ifft(fft(x)) 2^16 complex64: max error %.3g", err);
+  kiln_array_release(r);
+  kiln_array_release(out);
+  kiln_array_release(store);
+  kiln_array_release(f);
+  kiln_array_release(a);
+  kiln_stream_release(stream);
+  free(x);
+  free(got);
+}
+
+static void test_bad_arguments(kiln_context *ctx) {
+  int64_t shape[2] = {4, 6}, empty = 0;
+  kiln_array *a = NULL, *e = NULL, *r = (kiln_array *)1, *scalar = NULL, *wrong = NULL;
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 2, shape, &a));
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &empty, &e));
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 0, NULL, &scalar));
+  CHECK_STATUS(kiln_fft(a, 0, -1, NULL, NULL, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(r == NULL);
+  CHECK_ERROR_CONTAINS("invalid number of FFT data points (0)");
+  CHECK_STATUS(kiln_fft(a, -5, -1, NULL, NULL, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(e, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, 2, NULL, NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("axis 2 is out of range");
+  CHECK_STATUS(kiln_ifft(a, KILN_FFT_DEFAULT, -3, NULL, NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, "Ortho", NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("\"backward\", \"ortho\" or \"forward\"");
+  CHECK_STATUS(kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("real inputs");
+  CHECK_STATUS(kiln_fft(scalar, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(NULL, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  int64_t s2[2] = {4, 4};
+  int ax1[1] = {0};
+  CHECK_STATUS(kiln_fftn(a, 2, s2, 1, ax1, NULL, NULL, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("different lengths");
+  /* out of the wrong shape, dtype, or a broadcast view */
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX128, 2, shape, &wrong));
+  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, wrong, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("out is complex128");
+  kiln_array_release(wrong);
+  wrong = NULL;
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &shape[1], &wrong));
+  kiln_array *broadcast = NULL;
+  REQUIRE_OK(kiln_array_broadcast_to(wrong, 2, shape, &broadcast));
+  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, broadcast, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("broadcast");
+  CHECK_STATUS(kiln_fft(a, 5, -1, NULL, wrong, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  char text[256];
+  CHECK_OK(kiln_fft_describe(ctx, text, sizeof text));
+  CHECK(strstr(text, "portable") != NULL);
+  CHECK_STATUS(kiln_fft_describe(ctx, text, 0), KILN_ERROR_INVALID_ARGUMENT);
+  kiln_array_release(broadcast);
+  kiln_array_release(wrong);
+  kiln_array_release(scalar);
+  kiln_array_release(e);
+  kiln_array_release(a);
+}
+
+static void test_plan(kiln_context *ctx) {
+  int64_t shape[3] = {3, 10, 8}, other[3] = {3, 10, 9};
+  int axes[2] = {2, 0};
+  kiln_fft_plan *plan = NULL;
+  CHECK_STATUS(kiln_fft_plan_create(ctx, (kiln_fft_kind)9, KILN_FLOAT32, 3, shape, 0, NULL, 2,
+                                    axes, NULL, &plan),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(plan == NULL);
+  CHECK_STATUS(kiln_fft_plan_create(ctx, KILN_FFT_REAL_FORWARD, KILN_COMPLEX64, 3, shape, 0,
+                                    NULL, 2, axes, NULL, &plan),
+               KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE_OK(kiln_fft_plan_create(ctx, KILN_FFT_REAL_FORWARD, KILN_FLOAT32, 3, shape, 0, NULL,
+                                  2, axes, "forward", &plan));
+  float *x = malloc(240 * sizeof(float));
+  harness_fill_random(x, KILN_FLOAT32, 240, -1, 1);
+  kiln_array *a = NULL, *b = NULL, *r1 = NULL, *r2 = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 3, shape, NULL, x, &a));
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_FLOAT32, 3, other, &b));
+  CHECK_OK(kiln_fft_plan_execute(plan, a, NULL, NULL, &r1));
+  CHECK_OK(kiln_rfftn(a, 0, NULL, 2, axes, "forward", NULL, NULL, &r2));
+  kiln_array *none = (kiln_array *)1;
+  CHECK_STATUS(kiln_fft_plan_execute(plan, b, NULL, NULL, &none), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(none == NULL);
+  CHECK_ERROR_CONTAINS("plan");
+  /* rfft along the last of the axes (0: 3 -> 2), fft along axis 2 */
+  float got1[2 * 10 * 8 * 2], got2[2 * 10 * 8 * 2];
+  REQUIRE_OK(kiln_array_to_host(r1, got1, NULL));
+  REQUIRE_OK(kiln_array_to_host(r2, got2, NULL));
+  CHECK(kiln_array_shape(r1)[0] == 2 && kiln_array_dtype(r1) == KILN_COMPLEX64);
+  CHECK(memcmp(got1, got2, sizeof got1) == 0);
+  kiln_fft_plan_release(plan);
+  kiln_fft_plan_release(NULL);
+  kiln_array_release(r2);
+  kiln_array_release(r1);
+  kiln_array_release(b);
+  kiln_array_release(a);
+  free(x);
+}
+
+/* More lengths than the cache keeps (32), then the first again: evicted
+ * plans are remade, and plans in use by an explicit plan survive eviction. */
+static void test_cache_bound(kiln_context *ctx) {
+  int64_t first = 3;
+  kiln_fft_plan *held = NULL;
+  REQUIRE_OK(kiln_fft_plan_create(ctx, KILN_FFT_FORWARD, KILN_COMPLEX64, 1, &first, 0, NULL, 0,
+                                  NULL, NULL, &held));
+  float x[2 * 48];
+  harness_fill_random(x, KILN_FLOAT32, 2 * 48, -1, 1);
+  for (int64_t n = 2; n <= 48; n++) {
+    kiln_array *a = NULL, *f = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, KILN_COMPLEX64, 1, &n, NULL, x, &a));
+    CHECK_OK(kiln_fft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &f));
+    float got[2 * 48];
+    if (f) CHECK_OK(kiln_array_to_host(f, got, NULL)); /* element 0: the sum */
+    double sum = 0;
+    for (int64_t j = 0; j < n; j++) sum += x[2 * j];
+    CHECK_MSG(fabs(got[0] - sum) < 1e-4 * (1 + fabs(sum)), "n=%lld: X_0 %g, sum %g",
+              (long long)n, got[0], sum);
+    kiln_array_release(f);
+    kiln_array_release(a);
+  }
+  kiln_array *a = NULL, *f = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_COMPLEX64, 1, &first, NULL, x, &a));
+  CHECK_OK(kiln_fft_plan_execute(held, a, NULL, NULL, &f));
+  float got[6];
+  if (f) CHECK_OK(kiln_array_to_host(f, got, NULL));
+  CHECK(fabs(got[0] - (x[0] + x[2] + x[4])) < 1e-5);
+  kiln_array_release(f);
+  kiln_array_release(a);
+  kiln_fft_plan_release(held);
+}
+
+/* Run alone under KILN_FFT=bogus (fft_bad_setting.<backend>): every call
+ * fails naming the variable; otherwise a no-op. */
+static void test_bad_setting(kiln_context *ctx) {
+  const char *v = getenv("KILN_FFT");
+  if (!v || strcmp(v, "bogus") != 0) return;
+  int64_t n = 8;
+  kiln_array *a = NULL, *r = NULL;
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &n, &a));
+  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &r),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("KILN_FFT=bogus");
+  char text[128];
+  CHECK_STATUS(kiln_fft_describe(ctx, text, sizeof text), KILN_ERROR_INVALID_ARGUMENT);
+  kiln_array_release(a);
+}
+
+static const harness_test tests[] = {{"against_dft", test_against_dft},
+                                     {"bad_setting", test_bad_setting},
+                                     {"round_trip_stream", test_round_trip_stream},
+                                     {"bad_arguments", test_bad_arguments},
+                                     {"plan", test_plan},
+                                     {"cache_bound", test_cache_bound},
+                                     {0}};
+
+int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
