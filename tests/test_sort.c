@@ -394,6 +394,101 @@ static void test_segmented(kiln_context *ctx) {
   check_segmented(ctx, KILN_COMPLEX64, big, 5, 1);
 }
 
+/* ---- unique ------------------------------------------------------------------- */
+
+static void check_unique(kiln_context *ctx, kiln_dtype dt, int64_t n) {
+  void *data = random_data(dt, n);
+  size_t es = kiln_dtype_size(dt);
+  int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  ref_argsort(data, dt, 0, n, 0, perm);
+  /* the reference: runs of equal elements in the stable order */
+  int64_t m = 0, *first = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int64_t *counts = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int64_t *inverse = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t i = 0; i < n; i++) {
+    if (i == 0 || cmp_elements(data, dt, perm[i], perm[i - 1]) != 0) first[m] = perm[i], counts[m++] = 0;
+    counts[m - 1]++;
+    inverse[perm[i]] = m - 1;
+  }
+  kiln_array *values = NULL, *index = NULL;
+  int64_t count = -1, *got_counts = malloc(sizeof(int64_t) * (size_t)(m + 1));
+  int64_t *got_inverse = malloc(sizeof(int64_t) * (size_t)(n + 1)), *got_index = NULL;
+  kiln_operand index_o = kiln_operand_new(&index);
+  kiln_operand inverse_o = kiln_operand_host_output(got_inverse, KILN_INT64, 1, &n, NULL);
+  kiln_operand counts_o = kiln_operand_host_output(got_counts, KILN_INT64, 1, &m, NULL);
+  kiln_unique_outputs extra = {&index_o, &inverse_o, &counts_o};
+  CHECK_OK(kiln_unique(ctx, kiln_operand_host(data, dt, 1, &n, NULL), kiln_operand_new(&values),
+                       &count, &extra, NULL));
+  CHECK_MSG(count == m, "unique %s n=%lld: count %lld, expected %lld", kiln_dtype_name(dt),
+            (long long)n, (long long)count, (long long)m);
+  if (values && index && count == m) {
+    unsigned char *got = malloc(es * (size_t)(m + 1));
+    got_index = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    CHECK_OK(kiln_array_to_host(values, got, NULL));
+    CHECK_OK(kiln_array_to_host(index, got_index, NULL));
+    int bad = 0;
+    for (int64_t u = 0; u < m; u++)
+      bad |= !same_element(got, u, data, first[u], dt) || got_index[u] != first[u] ||
+             got_counts[u] != counts[u];
+    for (int64_t i = 0; i < n; i++) bad |= got_inverse[i] != inverse[i];
+    CHECK_MSG(!bad, "unique %s n=%lld differs from the reference", kiln_dtype_name(dt),
+              (long long)n);
+    free(got);
+  }
+  kiln_array_release(values);
+  kiln_array_release(index);
+  free(got_index);
+  free(got_counts);
+  free(got_inverse);
+  free(first);
+  free(counts);
+  free(inverse);
+  free(perm);
+  free(data);
+}
+
+static void test_unique(kiln_context *ctx) {
+  static const int64_t sizes[] = {0, 1, 17, 5003};
+  static const kiln_dtype dts[] = {KILN_BOOL, KILN_INT8, KILN_UINT64, KILN_FLOAT16, KILN_FLOAT32,
+                                   KILN_FLOAT64, KILN_COMPLEX64, KILN_COMPLEX128};
+  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) check_unique(ctx, dts[d], sizes[s]);
+  /* a 2-D strided input is flattened in C order; a given device output
+   * longer than the count keeps its tail */
+  int64_t shape[2] = {3, 4}, ten = 10;
+  int32_t data[12] = {5, 1, 5, 9, 1, 1, 7, 5, 9, 0, 2, 2};
+  kiln_array *a = NULL, *t = NULL, *out = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_INT32, 2, shape, NULL, data, &a));
+  REQUIRE_OK(kiln_array_transpose(a, NULL, &t));
+  int32_t fill = -3, got[10];
+  REQUIRE_OK(kiln_array_full(ctx, KILN_INT32, 1, &ten, &fill, &out));
+  int64_t count = 0;
+  CHECK_OK(kiln_unique(ctx, kiln_operand_array(t), kiln_operand_array(out), &count, NULL, NULL));
+  CHECK(count == 6);
+  CHECK_OK(kiln_array_to_host(out, got, NULL));
+  static const int32_t want[10] = {0, 1, 2, 5, 7, 9, -3, -3, -3, -3};
+  CHECK(memcmp(got, want, sizeof want) == 0);
+  /* bad outputs: too short, wrong dtype; the message gives the count */
+  int64_t four = 4;
+  int64_t small[4];
+  CHECK_STATUS(kiln_unique(ctx, kiln_operand_array(t),
+                           kiln_operand_host_output(got, KILN_INT32, 1, &four, NULL), &count, NULL,
+                           NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("6 unique values");
+  CHECK_STATUS(kiln_unique(ctx, kiln_operand_array(t),
+                           kiln_operand_host_output(small, KILN_INT64, 1, &four, NULL), &count,
+                           NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_unique(ctx, kiln_operand_int(3), kiln_operand_array(out), &count, NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_unique(ctx, kiln_operand_array(t), kiln_operand_array(out), NULL, NULL, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  kiln_array_release(a);
+  kiln_array_release(t);
+  kiln_array_release(out);
+}
+
 /* ---- the internal entry (kiln_random_permutation's) ----------------------- */
 
 static void test_pairs_device(kiln_context *ctx) {
@@ -498,6 +593,7 @@ static const harness_test tests[] = {{"every_dtype", test_every_dtype},
                                      {"views_and_streams", test_views_and_streams},
                                      {"by_key", test_by_key},
                                      {"segmented", test_segmented},
+                                     {"unique", test_unique},
                                      {"pairs_device", test_pairs_device},
                                      {"bad_input", test_bad_input},
                                      {0}};
