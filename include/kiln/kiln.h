@@ -18,6 +18,7 @@
 #include "kiln/linalg.h"
 #include "kiln/stats.h"
 #include "kiln/fft.h"
+#include "kiln/sort.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1

@@ -1,0 +1,218 @@
+/* core/sort/radix_sort.c: the passes of the LSD radix sort over device
+ * buffers (kernels/builtin/radix_sort.kl), and the programs it runs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/runtime/log.h"
+#include "core/sort/sort_internal.h"
+
+/* embedded from kernels/builtin/radix_sort.kl at build time */
+extern const char kiln_builtin_radix_sort[];
+
+#define SORT_RADIX 256
+#define T KILN_SORT_TILE /* the passes' tile */
+/* Most work-groups of a launch over tiles; each loops over the rest. */
+#define SORT_MAX_GROUPS 65535
+
+static const char *uint_type(int bytes) { return bytes == 8 ? "uint64_t" : "uint32_t"; }
+
+/* The template with SORT_KEY_T, SORT_VAL_T and SORT_OFF_T replaced, after
+ * the tile's geometry; data: a program_shape. */
+typedef struct program_shape {
+  int bytes[3]; /* key, value, offset */
+  int group, items;
+} program_shape;
+
+static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
+  const program_shape *shape = data;
+  static const char *names[3] = {"SORT_KEY_T", "SORT_VAL_T", "SORT_OFF_T"};
+  kiln_strbuf_appendf(out, "#define SORT_WG %d\n#define SORT_ITEMS %d\n", shape->group,
+                      shape->items);
+  const char *s = kiln_builtin_radix_sort;
+  while (*s) {
+    const char *next = strstr(s, "SORT_");
+    if (!next) {
+      kiln_strbuf_append(out, s);
+      break;
+    }
+    kiln_strbuf_append_n(out, s, (size_t)(next - s));
+    int i = 0;
+    while (i < 3 && strncmp(next, names[i], 10) != 0) i++;
+    if (i < 3) {
+      kiln_strbuf_append(out, uint_type(shape->bytes[i]));
+      s = next + 10;
+    } else {
+      kiln_strbuf_append_n(out, next, 5);
+      s = next + 5;
+    }
+  }
+  return kiln_strbuf_status(out);
+}
+
+int kiln_sort_tile_for(int64_t longest) {
+  int tile = 32;
+  while (tile < KILN_SORT_TILE && tile < longest) tile *= 2;
+  return tile;
+}
+
+int kiln_sort_group_size(int tile) { return tile <= 128 ? 32 : tile <= 512 ? 64 : 128; }
+
+kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_bytes, int val_bytes,
+                              int off_bytes, int tile, kiln_program **out) {
+  char key[96];
+  program_shape shape = {{key_bytes, val_bytes, off_bytes}, kiln_sort_group_size(tile), 0};
+  shape.items = tile / shape.group;
+  int length = snprintf(key, sizeof key, "\1sort:%d%d%d:%d:%s", key_bytes, val_bytes, off_bytes,
+                        tile, entry);
+  kiln_status status = kiln_program_get_keyed(ctx, key, (size_t)length, NULL, entry,
+                                              radix_sort_source, &shape, out);
+  if (status == KILN_OK && (*out)->max_work_group_size < (uint64_t)shape.group)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "sort: the kernels need work-groups of %d work-items; %s (%s) allows "
+                          "%llu",
+                          shape.group, ctx->info.name, ctx->ops->name,
+                          (unsigned long long)(*out)->max_work_group_size);
+  return status;
+}
+
+kiln_backend_arg kiln_sort_arg_array(const kiln_array *a) {
+  return (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER,
+                            .buffer = a->buffer->handle,
+                            .offset = (uint64_t)a->offset};
+}
+
+kiln_backend_arg kiln_sort_arg_scalar(const void *value, size_t size) {
+  return (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = value, .size = size};
+}
+
+const char *kiln_sort_path(kiln_context *ctx) {
+  /* Onesweep's decoupled look-back needs work-groups to make progress
+   * while another waits; no backend here promises that on every device
+   * (PoCL runs work-groups one after another per core), so every device
+   * takes the reduce-then-scan passes. */
+  static atomic_int logged = 0; /* once per process */
+  if (!atomic_exchange(&logged, 1))
+    kiln_log(KILN_LOG_DEBUG, "sort: %s (%s) uses the reduce-then-scan radix passes",
+             ctx->info.name, ctx->ops->name);
+  return "reduce-then-scan";
+}
+
+kiln_status kiln_sort_launch_groups(kiln_context *ctx, kiln_stream *stream,
+                                    const kiln_program *program, int tile, int64_t groups,
+                                    int nargs, const kiln_backend_arg *args) {
+  if (groups <= 0) return KILN_OK;
+  if (groups > SORT_MAX_GROUPS) groups = SORT_MAX_GROUPS;
+  uint64_t group = (uint64_t)kiln_sort_group_size(tile);
+  kiln_backend_launch launch = {.work_dim = 1, .global = {(uint64_t)groups * group, 1, 1},
+                                .local = {group, 1, 1}};
+  return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
+}
+
+static int bytes_of(const kiln_array *a) { return (int)kiln_dtype_size(a->dtype); }
+
+static kiln_status alloc_1d(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype, int64_t n,
+                            kiln_array **out) {
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, dtype, 1, &n, out));
+  return kiln_buffer_use_on_stream((*out)->buffer, stream);
+}
+
+/* One launch of sort_segments over rows of row_len keys (the last one
+ * shorter), in place. */
+static kiln_status sort_rows(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
+                             kiln_array *values, int iota, int begin_bit, int end_bit,
+                             int64_t row_len) {
+  kiln_program *program = NULL;
+  int tile = kiln_sort_tile_for(row_len);
+  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_segments", bytes_of(keys), bytes_of(values),
+                                         4, tile, &program));
+  int64_t n = keys->size, nseg = (n + row_len - 1) / row_len;
+  int32_t use_offsets = 0, begin = begin_bit, end = end_bit, iota32 = iota;
+  kiln_backend_arg args[12] = {
+      kiln_sort_arg_array(keys),          kiln_sort_arg_array(values),
+      kiln_sort_arg_array(keys),          kiln_sort_arg_array(values),
+      kiln_sort_arg_array(keys), /* offsets: unused */
+      kiln_sort_arg_scalar(&use_offsets, 4), kiln_sort_arg_scalar(&row_len, 8),
+      kiln_sort_arg_scalar(&nseg, 8),     kiln_sort_arg_scalar(&n, 8),
+      kiln_sort_arg_scalar(&begin, 4),    kiln_sort_arg_scalar(&end, 4),
+      kiln_sort_arg_scalar(&iota32, 4)};
+  return kiln_sort_launch_groups(ctx, stream, program, tile, nseg, 12, args);
+}
+
+typedef struct pass_state {
+  kiln_array *keys_alt, *values_alt, *counts, *totals;
+} pass_state;
+
+static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
+                               kiln_array *values, int iota, int begin_bit, int end_bit,
+                               pass_state *st) {
+  int64_t n = keys->size, ntiles = (n + KILN_SORT_TILE - 1) / KILN_SORT_TILE;
+  int off_bytes = n > (int64_t)UINT32_MAX ? 8 : 4;
+  kiln_dtype off_dtype = off_bytes == 8 ? KILN_UINT64 : KILN_UINT32;
+  kiln_sort_path(ctx);
+  kiln_program *histogram = NULL, *digit_scan = NULL, *scatter = NULL;
+  int kb = bytes_of(keys), vb = bytes_of(values);
+  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_histogram", kb, vb, off_bytes, T, &histogram));
+  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_digit_scan", kb, vb, off_bytes, T, &digit_scan));
+  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_scatter", kb, vb, off_bytes, T, &scatter));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, keys->dtype, n, &st->keys_alt));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, values->dtype, n, &st->values_alt));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_dtype, SORT_RADIX * ntiles, &st->counts));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_dtype, SORT_RADIX, &st->totals));
+  kiln_array *k[2] = {keys, st->keys_alt}, *v[2] = {values, st->values_alt};
+  int cur = 0;
+  for (int shift = begin_bit; shift < end_bit; shift += 8, cur ^= 1) {
+    int32_t shift32 = shift, iota32 = iota && shift == begin_bit;
+    kiln_backend_arg hist_args[5] = {kiln_sort_arg_array(k[cur]), kiln_sort_arg_array(st->counts),
+                                     kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&ntiles, 8),
+                                     kiln_sort_arg_scalar(&shift32, 4)};
+    KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, histogram, T, ntiles, 5, hist_args));
+    kiln_backend_arg scan_args[3] = {kiln_sort_arg_array(st->counts),
+                                     kiln_sort_arg_array(st->totals),
+                                     kiln_sort_arg_scalar(&ntiles, 8)};
+    KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, digit_scan, T, SORT_RADIX, 3, scan_args));
+    kiln_backend_arg scatter_args[10] = {
+        kiln_sort_arg_array(k[cur]),       kiln_sort_arg_array(v[cur]),
+        kiln_sort_arg_array(k[cur ^ 1]),   kiln_sort_arg_array(v[cur ^ 1]),
+        kiln_sort_arg_array(st->counts),   kiln_sort_arg_array(st->totals),
+        kiln_sort_arg_scalar(&n, 8),       kiln_sort_arg_scalar(&ntiles, 8),
+        kiln_sort_arg_scalar(&shift32, 4), kiln_sort_arg_scalar(&iota32, 4)};
+    KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, scatter, T, ntiles, 10, scatter_args));
+  }
+  if (cur == 0) return KILN_OK;
+  /* an odd number of passes left the result in the scratch: copy it back */
+  kiln_backend_stream *bs = NULL;
+  KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &bs));
+  KILN_RETURN_IF_ERROR(ctx->ops->copy_d2d(ctx->device, bs, keys->buffer->handle,
+                                          (uint64_t)keys->offset, st->keys_alt->buffer->handle,
+                                          0, (size_t)(n * kb)));
+  return ctx->ops->copy_d2d(ctx->device, bs, values->buffer->handle, (uint64_t)values->offset,
+                            st->values_alt->buffer->handle, 0, (size_t)(n * vb));
+}
+
+kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
+                                   kiln_array *values, int iota, int begin_bit, int end_bit) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(keys);
+  KILN_CHECK_ARG(values);
+  int kb = bytes_of(keys), vb = bytes_of(values);
+  if ((keys->dtype != KILN_UINT32 && keys->dtype != KILN_UINT64) ||
+      (values->dtype != KILN_UINT32 && values->dtype != KILN_UINT64) || keys->ndim != 1 ||
+      values->ndim != 1 || keys->size != values->size ||
+      (keys->size > 1 && (keys->strides[0] != kb || values->strides[0] != vb)) ||
+      begin_bit < 0 || end_bit > 8 * kb || begin_bit > end_bit)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "sort: pairs need 1-D contiguous uint32/uint64 keys and values of one "
+                          "size and bits within the key");
+  if (keys->size == 0) return KILN_OK;
+  if (keys->size <= KILN_SORT_TILE)
+    return sort_rows(ctx, stream, keys, values, iota, begin_bit, end_bit, keys->size);
+  if (begin_bit == end_bit) /* nothing to order by: at most the iota to write */
+    return iota ? sort_rows(ctx, stream, keys, values, 1, 0, 0, KILN_SORT_TILE) : KILN_OK;
+  pass_state st = {NULL, NULL, NULL, NULL};
+  kiln_status status = sort_passes(ctx, stream, keys, values, iota, begin_bit, end_bit, &st);
+  kiln_array_release(st.keys_alt);
+  kiln_array_release(st.values_alt);
+  kiln_array_release(st.counts);
+  kiln_array_release(st.totals);
+  return status;
+}

@@ -1,0 +1,163 @@
+/* core/sort/sort_keys.c: from a dtype's elements to the permutation that
+ * sorts them: the key words of each dtype (least significant first), one
+ * stable sort per word, then one by row or segment; and the gather that
+ * applies a permutation. */
+#include <string.h>
+
+#include "core/sort/sort_internal.h"
+
+kiln_sort_key_format kiln_sort_key_format_of(kiln_dtype dtype) {
+  switch (dtype) {
+    case KILN_BOOL:
+    case KILN_UINT8: return (kiln_sort_key_format){KILN_SORT_KIND_UINT8, 1, 8};
+    case KILN_INT8: return (kiln_sort_key_format){KILN_SORT_KIND_INT8, 1, 8};
+    case KILN_UINT16: return (kiln_sort_key_format){KILN_SORT_KIND_UINT16, 1, 16};
+    case KILN_INT16: return (kiln_sort_key_format){KILN_SORT_KIND_INT16, 1, 16};
+    case KILN_FLOAT16: return (kiln_sort_key_format){KILN_SORT_KIND_FLOAT16, 1, 16};
+    case KILN_UINT32: return (kiln_sort_key_format){KILN_SORT_KIND_UINT32, 1, 32};
+    case KILN_INT32: return (kiln_sort_key_format){KILN_SORT_KIND_INT32, 1, 32};
+    case KILN_FLOAT32: return (kiln_sort_key_format){KILN_SORT_KIND_FLOAT32, 1, 32};
+    case KILN_UINT64: return (kiln_sort_key_format){KILN_SORT_KIND_UINT64, 1, 64};
+    case KILN_INT64: return (kiln_sort_key_format){KILN_SORT_KIND_INT64, 1, 64};
+    case KILN_FLOAT64: return (kiln_sort_key_format){KILN_SORT_KIND_FLOAT64, 1, 64};
+    case KILN_COMPLEX64: return (kiln_sort_key_format){KILN_SORT_KIND_COMPLEX64, 1, 64};
+    default: return (kiln_sort_key_format){KILN_SORT_KIND_COMPLEX128, 2, 64};
+  }
+}
+
+static int bit_length(uint64_t v) {
+  int b = 0;
+  while (v) b++, v >>= 1;
+  return b;
+}
+
+static kiln_status launch_elements(kiln_context *ctx, kiln_stream *stream,
+                                   const kiln_program *program, int64_t n, int nargs,
+                                   const kiln_backend_arg *args) {
+  if (n <= 0) return KILN_OK;
+  kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
+  kiln_program_grid_1d(ctx, program, n, &launch.global[0], &launch.local[0]);
+  return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
+}
+
+/* keys = word `word` of the key of element perm[i] (i when !use_perm) of
+ * the job's source, kind `kind` (a data kind, or ROWS/OFFSETS). */
+static kiln_status make_keys(const kiln_sort_job *job, const kiln_array *perm, int use_perm,
+                             kiln_sort_key_kind kind, int word, uint64_t flip,
+                             const kiln_array *keys) {
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(kiln_sort_program(job->ctx, "sort_make_keys",
+                                         (int)kiln_dtype_size(keys->dtype),
+                                         (int)kiln_dtype_size(perm->dtype), 4, 32, &program));
+  int64_t n = keys->size, row_len = job->row_len > 0 ? job->row_len : 1, nseg = job->nseg;
+  int32_t use = use_perm, kind32 = (int32_t)kind, word32 = word;
+  const kiln_array *offsets = job->offsets ? job->offsets : keys;
+  kiln_backend_arg args[11] = {
+      kiln_sort_arg_array(job->src->size ? job->src : keys),
+      kiln_sort_arg_array(perm),
+      kiln_sort_arg_array(keys),
+      kiln_sort_arg_scalar(&n, 8),
+      kiln_sort_arg_scalar(&use, 4),
+      kiln_sort_arg_scalar(&kind32, 4),
+      kiln_sort_arg_scalar(&word32, 4),
+      kiln_sort_arg_scalar(&flip, 8),
+      kiln_sort_arg_scalar(&row_len, 8),
+      kiln_sort_arg_array(offsets),
+      kiln_sort_arg_scalar(&nseg, 8)};
+  return launch_elements(job->ctx, job->stream, program, n, 11, args);
+}
+
+/* Sorts every row or segment (each at most KILN_SORT_TILE) of keys with
+ * perm in one launch (iota: perm is written, not read). */
+static kiln_status sort_segments(const kiln_sort_job *job, kiln_array *keys, kiln_array *perm,
+                                 int iota, int bits) {
+  kiln_program *program = NULL;
+  int tile = kiln_sort_tile_for(job->max_segment);
+  KILN_RETURN_IF_ERROR(kiln_sort_program(job->ctx, "sort_segments",
+                                         (int)kiln_dtype_size(keys->dtype),
+                                         (int)kiln_dtype_size(perm->dtype), 4, tile, &program));
+  int64_t row_len = job->row_len, nseg = job->nseg, n = keys->size;
+  int32_t use_offsets = job->row_len == 0, begin = 0, end = bits, iota32 = iota;
+  kiln_backend_arg args[12] = {
+      kiln_sort_arg_array(keys),
+      kiln_sort_arg_array(perm),
+      kiln_sort_arg_array(keys),
+      kiln_sort_arg_array(perm),
+      kiln_sort_arg_array(job->offsets ? job->offsets : keys),
+      kiln_sort_arg_scalar(&use_offsets, 4),
+      kiln_sort_arg_scalar(&row_len, 8),
+      kiln_sort_arg_scalar(&nseg, 8),
+      kiln_sort_arg_scalar(&n, 8),
+      kiln_sort_arg_scalar(&begin, 4),
+      kiln_sort_arg_scalar(&end, 4),
+      kiln_sort_arg_scalar(&iota32, 4)};
+  return kiln_sort_launch_groups(job->ctx, job->stream, program, tile, nseg, 12, args);
+}
+
+static kiln_status permutation(const kiln_sort_job *job, kiln_array *perm, kiln_array **keys,
+                               kiln_array **segment_keys) {
+  kiln_context *ctx = job->ctx;
+  int64_t n = job->src->size;
+  kiln_sort_key_format f = kiln_sort_key_format_of(job->src->dtype);
+  kiln_dtype key_dtype = f.bits > 32 ? KILN_UINT64 : KILN_UINT32;
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, key_dtype, 1, &n, keys));
+  KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream((*keys)->buffer, job->stream));
+  uint64_t flip = job->descending ? (f.bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << f.bits) - 1) : 0;
+  int local = job->max_segment <= KILN_SORT_TILE;
+  for (int w = 0; w < f.words; w++) {
+    KILN_RETURN_IF_ERROR(make_keys(job, perm, w > 0, f.kind, w, flip, *keys));
+    if (local)
+      KILN_RETURN_IF_ERROR(sort_segments(job, *keys, perm, w == 0, f.bits));
+    else
+      KILN_RETURN_IF_ERROR(
+          kiln_sort_pairs_device(ctx, job->stream, *keys, perm, w == 0, 0, f.bits));
+  }
+  if (local || job->nseg <= 1) return KILN_OK;
+  /* then stably by row or segment, which keeps the key order inside each */
+  int bits = bit_length((uint64_t)(job->nseg - 1));
+  kiln_dtype seg_dtype = bits > 32 ? KILN_UINT64 : KILN_UINT32;
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, seg_dtype, 1, &n, segment_keys));
+  KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream((*segment_keys)->buffer, job->stream));
+  KILN_RETURN_IF_ERROR(make_keys(job, perm, 1,
+                                 job->row_len > 0 ? KILN_SORT_KIND_ROWS : KILN_SORT_KIND_OFFSETS,
+                                 0, 0, *segment_keys));
+  return kiln_sort_pairs_device(ctx, job->stream, *segment_keys, perm, 0, 0, (bits + 7) / 8 * 8);
+}
+
+kiln_status kiln_sort_permutation(const kiln_sort_job *job, kiln_array **perm) {
+  int64_t n = job->src->size;
+  KILN_RETURN_IF_ERROR(
+      kiln_array_alloc(job->ctx, n > (int64_t)UINT32_MAX ? KILN_UINT64 : KILN_UINT32, 1, &n, perm));
+  kiln_status status = kiln_buffer_use_on_stream((*perm)->buffer, job->stream);
+  kiln_array *keys = NULL, *segment_keys = NULL;
+  if (status == KILN_OK && n > 0) status = permutation(job, *perm, &keys, &segment_keys);
+  kiln_array_release(keys);
+  kiln_array_release(segment_keys);
+  if (status != KILN_OK) {
+    kiln_array_release(*perm);
+    *perm = NULL;
+  }
+  return status;
+}
+
+kiln_status kiln_sort_gather(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
+                             const kiln_array *perm, const kiln_array *out,
+                             const kiln_array *index, int64_t row_len) {
+  int64_t n = perm->size;
+  if (n == 0) return KILN_OK;
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(
+      kiln_sort_program(ctx, "sort_gather", 4, (int)kiln_dtype_size(perm->dtype), 4, 32, &program));
+  int32_t itemsize = src ? (int32_t)kiln_dtype_size(src->dtype) : 1, write_values = out != NULL,
+          write_index = index != NULL;
+  kiln_backend_arg args[9] = {kiln_sort_arg_array(src ? src : perm),
+                              kiln_sort_arg_array(perm),
+                              kiln_sort_arg_array(out ? out : perm),
+                              kiln_sort_arg_array(index ? index : perm),
+                              kiln_sort_arg_scalar(&n, 8),
+                              kiln_sort_arg_scalar(&itemsize, 4),
+                              kiln_sort_arg_scalar(&row_len, 8),
+                              kiln_sort_arg_scalar(&write_values, 4),
+                              kiln_sort_arg_scalar(&write_index, 4)};
+  return launch_elements(ctx, stream, program, n, 9, args);
+}

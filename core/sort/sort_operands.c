@@ -1,0 +1,125 @@
+/* core/sort/sort_operands.c: the inputs and outputs of the sorting calls:
+ * operands made device arrays laid out as the kernels want them (the
+ * sorted axis last, C-contiguous), and results written to any output. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/reduce/reduce_internal.h"
+#include "core/sort/sort_internal.h"
+
+/* axes moving `axis` last, the others in order */
+static void axis_last_order(int ndim, int axis, int *axes) {
+  for (int d = 0, k = 0; d < ndim; d++)
+    if (d != axis) axes[k++] = d;
+  if (ndim > 0) axes[ndim - 1] = axis;
+}
+
+kiln_status kiln_sort_input_prepare(kiln_context *ctx, const char *what, const char *name,
+                                    const kiln_operand *o, int flatten, int axis,
+                                    kiln_stream *stream, kiln_sort_input *in) {
+  memset(in, 0, sizeof *in);
+  if (o->kind != KILN_OPERAND_ARRAY && o->kind != KILN_OPERAND_HOST)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the %s must be a device array or host memory", what, name);
+  if (o->kind == KILN_OPERAND_ARRAY && o->value.array &&
+      kiln_array_context(o->value.array) != ctx)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the %s is an array of another context",
+                          what, name);
+  KILN_RETURN_IF_ERROR(
+      kiln_reduce_to_device(ctx, what, 0, o, KILN_DTYPE_COUNT, &in->array, &in->owned));
+  const kiln_array *a = in->array;
+  if (flatten) {
+    in->ndim = 1;
+    in->shape[0] = a->size;
+    in->axis = 0;
+  } else {
+    if (axis < -a->ndim || axis >= a->ndim)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: axis %d is out of bounds for the %s, an array of dimension %d",
+                            what, axis, name, a->ndim);
+    in->axis = axis < 0 ? axis + a->ndim : axis;
+    in->ndim = a->ndim;
+    memcpy(in->shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+  }
+  in->row_len = in->shape[in->axis];
+  in->rows = in->row_len > 0 ? a->size / in->row_len : 0;
+  if (kiln_array_is_contiguous(a) && (flatten || in->axis == a->ndim - 1)) {
+    in->src = kiln_array_retain((kiln_array *)a);
+    return KILN_OK;
+  }
+  int axes[KILN_MAX_DIMS];
+  axis_last_order(a->ndim, in->axis, axes);
+  kiln_array *view = NULL;
+  if (flatten) /* C order of the input itself */
+    view = kiln_array_retain((kiln_array *)a);
+  else
+    KILN_RETURN_IF_ERROR(kiln_array_transpose(a, axes, &view));
+  kiln_status status = kiln_array_copy(view, &in->src);
+  kiln_array_release(view);
+  /* the copy is on the default stream, which another stream does not wait for */
+  if (status == KILN_OK && stream) status = kiln_context_synchronize(ctx);
+  return status;
+}
+
+void kiln_sort_input_free(kiln_sort_input *in) {
+  kiln_array_release(in->src);
+  kiln_array_release(in->owned);
+  memset(in, 0, sizeof *in);
+}
+
+static kiln_status write_into(kiln_context *ctx, const kiln_array *out, const kiln_sort_input *in,
+                              const kiln_array *src, const kiln_array *perm, int64_t row_len,
+                              kiln_stream *stream) {
+  int axes[KILN_MAX_DIMS];
+  axis_last_order(in->ndim, in->axis, axes);
+  kiln_array *dst = NULL, *tmp = NULL;
+  KILN_RETURN_IF_ERROR(kiln_array_transpose(out, axes, &dst));
+  kiln_status status = KILN_OK;
+  if (kiln_array_is_contiguous(dst)) {
+    status = kiln_buffer_use_on_stream(dst->buffer, stream);
+    if (status == KILN_OK)
+      status = kiln_sort_gather(ctx, stream, src, perm, src ? dst : NULL, src ? NULL : dst,
+                                row_len);
+  } else {
+    status = kiln_array_alloc(ctx, dst->dtype, dst->ndim, dst->shape, &tmp);
+    if (status == KILN_OK) status = kiln_buffer_use_on_stream(tmp->buffer, stream);
+    if (status == KILN_OK)
+      status = kiln_sort_gather(ctx, stream, src, perm, src ? tmp : NULL, src ? NULL : tmp,
+                                row_len);
+    if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
+    if (status == KILN_OK) status = kiln_array_copy_into(dst, tmp);
+  }
+  kiln_array_release(tmp);
+  kiln_array_release(dst);
+  return status;
+}
+
+kiln_status kiln_sort_write_output(kiln_context *ctx, const char *what, const char *name,
+                                   const kiln_operand *o, kiln_dtype dtype,
+                                   const kiln_sort_input *in, const kiln_array *src,
+                                   const kiln_array *perm, int64_t row_len, kiln_stream *stream) {
+  kiln_dtype result = dtype;
+  kiln_array *made = NULL;
+  const kiln_array *out = NULL;
+  char label[160];
+  snprintf(label, sizeof label, "%s (%s)", what, name);
+  KILN_RETURN_IF_ERROR(
+      kiln_reduce_prepare_output(ctx, label, o, &result, in->ndim, in->shape, 0, &made, &out));
+  kiln_status status = KILN_OK;
+  if (result != dtype)
+    status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the %s is %s; it must be %s", what,
+                            name, kiln_dtype_name(result), kiln_dtype_name(dtype));
+  if (status == KILN_OK && perm->size > 0)
+    status = write_into(ctx, out, in, src, perm, row_len, stream);
+  if (status == KILN_OK && o->kind == KILN_OPERAND_HOST && made->size > 0) {
+    if (stream) status = kiln_stream_synchronize(ctx, stream);
+    if (status == KILN_OK)
+      status = kiln_array_to_host(made, o->value.host.writable, o->value.host.strides);
+  }
+  if (status == KILN_OK && o->kind == KILN_OPERAND_NEW) {
+    *o->value.result = made;
+    made = NULL;
+  }
+  kiln_array_release(made);
+  return status;
+}

@@ -1,0 +1,189 @@
+/* core/sort/unique.c: kiln_unique (NumPy's np.unique) over the stable sort
+ * permutation: flags where the sorted value changes, their add-scan (the
+ * one scan, kiln_ufunc_scan) numbers the unique values, and one kernel
+ * writes the values, first indices, run starts and the inverse. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/reduce/reduce_internal.h"
+#include "core/sort/sort_internal.h"
+
+#define WHAT "unique"
+
+typedef struct unique_state {
+  kiln_sort_input in;
+  kiln_array *perm, *flags, *ids, *values, *first, *starts, *inverse, *counts, *last;
+  kiln_ufunc *add;
+} unique_state;
+
+static kiln_status alloc_1d(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype, int64_t n,
+                            kiln_array **out) {
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, dtype, 1, &n, out));
+  return kiln_buffer_use_on_stream((*out)->buffer, stream);
+}
+
+/* Checks output *o (1-D, `dtype`, at least `n` elements, or exactly when
+ * exact) before anything is written. */
+static kiln_status check_output(const char *name, const kiln_operand *o, kiln_dtype dtype,
+                                int64_t n, int exact) {
+  if (o->kind == KILN_OPERAND_NEW) {
+    if (!o->value.result)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, WHAT ": the %s is kiln_operand_new(NULL)",
+                            name);
+    return KILN_OK;
+  }
+  int ndim;
+  const int64_t *shape;
+  kiln_dtype have;
+  if (o->kind == KILN_OPERAND_ARRAY && o->value.array) {
+    ndim = kiln_array_ndim(o->value.array);
+    shape = kiln_array_shape(o->value.array);
+    have = kiln_array_dtype(o->value.array);
+  } else if (o->kind == KILN_OPERAND_HOST && o->value.host.writable) {
+    ndim = o->value.host.ndim;
+    shape = o->value.host.shape;
+    have = o->dtype;
+  } else {
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          WHAT ": the %s must be kiln_operand_new(), a device array or writable "
+                          "host memory (kiln_operand_host_output)",
+                          name);
+  }
+  if (have != dtype)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, WHAT ": the %s is %s; it must be %s", name,
+                          kiln_dtype_name(have), kiln_dtype_name(dtype));
+  if (ndim != 1 || !shape || (exact ? shape[0] != n : shape[0] < n))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          WHAT ": the %s must be 1-D with %s%lld elements (there are %lld unique "
+                          "values)",
+                          name, exact ? "" : "at least ", (long long)n, (long long)n);
+  return KILN_OK;
+}
+
+/* Writes tmp (contiguous, 1-D) into the first tmp->size elements of *o. */
+static kiln_status write_output(kiln_context *ctx, const kiln_operand *o, kiln_array *tmp,
+                                kiln_stream *stream) {
+  if (o->kind == KILN_OPERAND_NEW) {
+    *o->value.result = kiln_array_retain(tmp);
+    return KILN_OK;
+  }
+  if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
+  if (tmp->size == 0) return KILN_OK;
+  if (o->kind == KILN_OPERAND_HOST)
+    return kiln_array_to_host(tmp, o->value.host.writable, o->value.host.strides);
+  kiln_array *head = NULL;
+  kiln_slice s = {0, tmp->size, 1};
+  KILN_RETURN_IF_ERROR(kiln_array_slice(o->value.array, 1, &s, &head));
+  kiln_status status = kiln_array_copy_into(head, tmp);
+  kiln_array_release(head);
+  return status;
+}
+
+static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const char *entry,
+                          const kiln_array *perm, int64_t n, int nargs,
+                          const kiln_backend_arg *args) {
+  if (n <= 0) return KILN_OK;
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(
+      kiln_sort_program(ctx, entry, 4, (int)kiln_dtype_size(perm->dtype), 4, 32, &program));
+  kiln_backend_launch grid = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
+  kiln_program_grid_1d(ctx, program, n, &grid.global[0], &grid.local[0]);
+  return kiln_program_launch(ctx, program, stream, &grid, nargs, args);
+}
+
+static kiln_status unique(kiln_context *ctx, kiln_operand input, kiln_operand output,
+                          int64_t *count, const kiln_unique_outputs *extra, kiln_stream *stream,
+                          unique_state *st) {
+  KILN_RETURN_IF_ERROR(kiln_sort_input_prepare(ctx, WHAT, "input", &input, 1, 0, stream, &st->in));
+  const kiln_array *src = st->in.src;
+  kiln_dtype dtype = st->in.array->dtype;
+  int64_t n = src->size;
+  const kiln_operand *index = extra ? extra->index : NULL;
+  const kiln_operand *inverse = extra ? extra->inverse : NULL;
+  const kiln_operand *counts = extra ? extra->counts : NULL;
+  if (inverse) KILN_RETURN_IF_ERROR(check_output("inverse", inverse, KILN_INT64, n, 1));
+  kiln_sort_job job = {.ctx = ctx, .stream = stream, .src = src, .row_len = n > 0 ? n : 1,
+                       .nseg = n > 0, .max_segment = n};
+  KILN_RETURN_IF_ERROR(kiln_sort_permutation(&job, &st->perm));
+  if (n > 0) {
+    kiln_sort_key_format f = kiln_sort_key_format_of(dtype);
+    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_INT64, n, &st->flags));
+    int32_t kind = (int32_t)f.kind, words = f.words;
+    kiln_backend_arg flag_args[6] = {kiln_sort_arg_array(src), kiln_sort_arg_array(st->perm),
+                                     kiln_sort_arg_array(st->flags), kiln_sort_arg_scalar(&n, 8),
+                                     kiln_sort_arg_scalar(&kind, 4),
+                                     kiln_sort_arg_scalar(&words, 4)};
+    KILN_RETURN_IF_ERROR(launch(ctx, stream, "sort_unique_flags", st->perm, n, 6, flag_args));
+    KILN_RETURN_IF_ERROR(kiln_ufunc_builtin(ctx, "add", &st->add));
+    KILN_RETURN_IF_ERROR(kiln_ufunc_scan(st->add, kiln_operand_array(st->flags),
+                                         kiln_operand_new(&st->ids), NULL, stream));
+    KILN_RETURN_IF_ERROR(kiln_array_index(st->ids, 0, n - 1, &st->last));
+    if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
+    KILN_RETURN_IF_ERROR(kiln_array_to_host(st->last, count, NULL));
+  }
+  int64_t m = *count;
+  KILN_RETURN_IF_ERROR(check_output("output", &output, dtype, m, 0));
+  if (index) KILN_RETURN_IF_ERROR(check_output("index", index, KILN_INT64, m, 0));
+  if (counts) KILN_RETURN_IF_ERROR(check_output("counts", counts, KILN_INT64, m, 0));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, dtype, m, &st->values));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_INT64, m, &st->starts));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_INT64, index ? m : 0, &st->first));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_INT64, inverse ? n : 0, &st->inverse));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_INT64, counts ? m : 0, &st->counts));
+  if (n > 0) {
+    int32_t itemsize = (int32_t)kiln_dtype_size(dtype), want_first = index != NULL,
+            want_inverse = inverse != NULL;
+    kiln_backend_arg args[12] = {
+        kiln_sort_arg_array(src),
+        kiln_sort_arg_array(st->perm),
+        kiln_sort_arg_array(st->flags),
+        kiln_sort_arg_array(st->ids),
+        kiln_sort_arg_array(st->values),
+        kiln_sort_arg_array(index ? st->first : st->starts),
+        kiln_sort_arg_array(st->starts),
+        kiln_sort_arg_array(inverse ? st->inverse : st->starts),
+        kiln_sort_arg_scalar(&n, 8),
+        kiln_sort_arg_scalar(&itemsize, 4),
+        kiln_sort_arg_scalar(&want_first, 4),
+        kiln_sort_arg_scalar(&want_inverse, 4)};
+    KILN_RETURN_IF_ERROR(launch(ctx, stream, "sort_unique_scatter", st->perm, n, 12, args));
+    if (counts) {
+      kiln_backend_arg count_args[4] = {kiln_sort_arg_array(st->starts),
+                                        kiln_sort_arg_array(st->counts),
+                                        kiln_sort_arg_scalar(&m, 8), kiln_sort_arg_scalar(&n, 8)};
+      KILN_RETURN_IF_ERROR(launch(ctx, stream, "sort_unique_counts", st->perm, m, 4, count_args));
+    }
+  }
+  KILN_RETURN_IF_ERROR(write_output(ctx, &output, st->values, stream));
+  if (index) KILN_RETURN_IF_ERROR(write_output(ctx, index, st->first, stream));
+  if (inverse) KILN_RETURN_IF_ERROR(write_output(ctx, inverse, st->inverse, stream));
+  if (counts) KILN_RETURN_IF_ERROR(write_output(ctx, counts, st->counts, stream));
+  return KILN_OK;
+}
+
+static void clear_new(const kiln_operand *o, int release) {
+  if (!o || o->kind != KILN_OPERAND_NEW || !o->value.result) return;
+  if (release) kiln_array_release(*o->value.result);
+  *o->value.result = NULL;
+}
+
+kiln_status kiln_unique(kiln_context *ctx, kiln_operand input, kiln_operand output,
+                        int64_t *count, const kiln_unique_outputs *extra, kiln_stream *stream) {
+  const kiln_operand *all[4] = {&output, extra ? extra->index : NULL,
+                                extra ? extra->inverse : NULL, extra ? extra->counts : NULL};
+  for (int i = 0; i < 4; i++) clear_new(all[i], 0);
+  KILN_CHECK_ARG(count);
+  *count = 0;
+  KILN_CHECK_ARG(ctx);
+  unique_state st;
+  memset(&st, 0, sizeof st);
+  kiln_status status = unique(ctx, input, output, count, extra, stream, &st);
+  if (status != KILN_OK)
+    for (int i = 0; i < 4; i++) clear_new(all[i], 1);
+  kiln_array *arrays[] = {st.perm,   st.flags,   st.ids,     st.values, st.first,
+                          st.starts, st.inverse, st.counts, st.last};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) kiln_array_release(arrays[i]);
+  kiln_ufunc_release(st.add);
+  kiln_sort_input_free(&st.in);
+  return status;
+}
