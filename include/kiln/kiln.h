@@ -16,6 +16,8 @@
 #include "kiln/random.h"
 #include "kiln/interop.h"
 #include "kiln/linalg.h"
+#include "kiln/search.h"
+#include "kiln/indexing.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1
