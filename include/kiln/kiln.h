@@ -19,6 +19,8 @@
 #include "kiln/stats.h"
 #include "kiln/fft.h"
 #include "kiln/sort.h"
+#include "kiln/search.h"
+#include "kiln/indexing.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1

@@ -1,0 +1,20 @@
+# Conformance tests of searching, counting and indexing (docs/searching.md,
+# docs/indexing.md): test_search (searchsorted, bincount, histogram) and
+# test_indexing (take, put, along-axis, boolean masks), per backend. They
+# compare with plain C references, and with NumPy itself where
+# ci/numpy-venv.sh gives a Python with NumPy 2 (tests/search_run.sh puts it
+# in KILN_TEST_NUMPY; without one those comparisons print SKIPPED).
+foreach(area search indexing)
+  add_executable(test_${area} test_${area}.c)
+  target_link_libraries(test_${area} PRIVATE kiln_harness m)
+  target_compile_options(test_${area} PRIVATE ${KILN_WARNINGS})
+  target_include_directories(test_${area} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_definitions(test_${area} PRIVATE _GNU_SOURCE
+    KILN_TESTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME ${area}.${b}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/search_run.sh $<TARGET_FILE:test_${area}>)
+    set_tests_properties(${area}.${b} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=${b}" ENVIRONMENT "KILN_BACKEND=${b}" RESOURCE_LOCK numpy_venv)
+  endforeach()
+endforeach()
