@@ -16,6 +16,7 @@
 #include "kiln/random.h"
 #include "kiln/interop.h"
 #include "kiln/linalg.h"
+#include "kiln/fusion.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1
