@@ -4,6 +4,7 @@
 
 #include "core/array/array_internal.h"
 #include "core/runtime/error.h"
+#include "core/runtime/stream_internal.h"
 #include "kiln/memory.h"
 
 void kiln_host_strided_copy(int to_c_order, void *dense, void *strided,
@@ -88,6 +89,8 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host_data,
   if (bytes == 0) return KILN_OK;
   KILN_CHECK_ARG(host_data);
   kiln_context *ctx = array->buffer->ctx;
+  /* recorded work (core/fusion/) may still have to write the array */
+  KILN_RETURN_IF_ERROR(kiln_stream_barrier(ctx, NULL));
   size_t itemsize = kiln_dtype_size(array->dtype);
   kiln_array *dense = NULL;
   void *staging = NULL;

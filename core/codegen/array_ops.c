@@ -5,6 +5,7 @@
 
 #include "core/codegen/elementwise.h"
 #include "core/runtime/error.h"
+#include "core/runtime/stream_internal.h"
 
 kiln_status kiln_array_full(kiln_context *ctx, kiln_dtype dtype, int ndim,
                             const int64_t *shape, const void *value, kiln_array **out) {
@@ -49,7 +50,13 @@ kiln_status kiln_array_copy_into(kiln_array *dst, const kiln_array *src) {
   KILN_RETURN_IF_ERROR(kiln_array_broadcast_to(src, dst->ndim, dst->shape, &view));
   kiln_status status;
   kiln_context *ctx = dst->buffer->ctx;
-  /* Same dtype, both dense: one device-to-device copy. */
+  /* Same dtype, both dense: one device-to-device copy, after recorded
+   * work (core/fusion/) that may write either. */
+  status = kiln_stream_barrier(ctx, NULL);
+  if (status != KILN_OK) {
+    kiln_array_release(view);
+    return status;
+  }
   if (dst->dtype == src->dtype && kiln_array_is_contiguous(dst) &&
       kiln_array_is_contiguous(view) && view->size == src->size) {
     size_t bytes = (size_t)kiln_array_nbytes(dst);

@@ -15,6 +15,7 @@
 #include "core/runtime/fault_injection.h"
 #include "core/runtime/log.h"
 #include "core/runtime/strbuf.h"
+#include "core/runtime/stream_internal.h"
 
 #define DEFAULT_BACKENDS "cuda,hip,opencl"
 
@@ -267,6 +268,7 @@ kiln_status kiln_context_device_info(const kiln_context *ctx, kiln_device_info *
 
 kiln_status kiln_context_synchronize(kiln_context *ctx) {
   KILN_CHECK_ARG(ctx);
+  KILN_RETURN_IF_ERROR(kiln_stream_barrier(ctx, NULL)); /* recorded work first */
   return ctx->ops->stream_synchronize(ctx->device, NULL);
 }
 

@@ -9,7 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/runtime/stream_internal.h"
 #include "core/ufunc/ufunc_internal.h"
+
+static _Atomic(kiln_ufunc_recorder) recorder;
+
+void kiln_ufunc_set_recorder(kiln_ufunc_recorder r) { atomic_store(&recorder, r); }
 
 void kiln_ufunc_format_shape(int ndim, const int64_t *shape, char *out, size_t size) {
   size_t used = (size_t)snprintf(out, size, "(");
@@ -287,7 +292,14 @@ static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_op
     op->offset = 0;
     memcpy(op->strides, a->strides, sizeof op->strides);
   }
-  if (any_host) return kiln_ufunc_run_host(u, plan, stream);
+  if (any_host) {
+    /* recorded work on the stream is queued first (core/fusion/) */
+    KILN_RETURN_IF_ERROR(kiln_stream_barrier(u->ctx, stream));
+    return kiln_ufunc_run_host(u, plan, stream);
+  }
+  kiln_ufunc_recorder record = atomic_load_explicit(&recorder, memory_order_acquire);
+  kiln_status recorded = KILN_OK;
+  if (record && record(u, plan, stream, &recorded)) return recorded;
   return run_device(u, plan, stream);
 }
 

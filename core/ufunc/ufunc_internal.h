@@ -251,6 +251,21 @@ void kiln_copy_pool_free(kiln_copy_pool *pool);
 /* Frees cached host-path staging (buffers, streams). */
 void kiln_ufunc_staging_free(kiln_context *ctx, kiln_ufunc_staging *staging);
 
+/* A recorder of device-path calls (core/fusion/ sets it; ufuncs know
+ * nothing of fusion): called with a checked, dispatched and broadcast plan
+ * whose NEW outputs are allocated, it returns 1 when it took the call
+ * (*status is then the call's result), 0 when the call runs now. */
+typedef int (*kiln_ufunc_recorder)(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
+                                   kiln_stream *stream, kiln_status *status);
+void kiln_ufunc_set_recorder(kiln_ufunc_recorder recorder);
+
+/* Compile options of every ufunc program (and of the fused ones, which
+ * must round as they do): no floating-point contraction, as reductions
+ * (KILN_RT_OPTIONS), so a chain's bits are the same whether each call
+ * stores its result or a fused kernel keeps it in a register, and whether
+ * a reduction folds the chain into its map step or reads it from memory. */
+#define KILN_UFUNC_OPTIONS KILN_RT_OPTIONS
+
 /* "(3, 4)" into out. */
 void kiln_ufunc_format_shape(int ndim, const int64_t *shape, char *out, size_t size);
 

@@ -30,7 +30,7 @@ kiln_status kiln_ufunc_variant_get(kiln_ufunc *u, const kiln_ufunc_variant_key *
   if (status == KILN_OK) {
     char entry[96];
     kiln_ufunc_entry(u, entry, sizeof entry);
-    status = kiln_program_get(u->ctx, source.data, NULL, entry, &compiled);
+    status = kiln_program_get(u->ctx, source.data, KILN_UFUNC_OPTIONS, entry, &compiled);
     if (status != KILN_OK)
       kiln_error_prefix(status, "ufunc '%s', signature %d \"%s\"", u->name, key->signature,
                         u->sigs[key->signature].text);

@@ -21,6 +21,7 @@
 #include "kiln/sort.h"
 #include "kiln/search.h"
 #include "kiln/indexing.h"
+#include "kiln/fusion.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1

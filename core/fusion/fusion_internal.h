@@ -1,0 +1,89 @@
+/* core/fusion/fusion_internal.h: a recorded group of ufunc calls (internal).
+ *
+ * fusion_record.c keeps the open scopes and turns each recorded call into a
+ * node of its stream's group; fusion_kernel.c runs a group: it hands the
+ * graph to the element-wise generator (core/codegen/) as one loop body
+ * that calls the ufuncs' own body functions in order (fusion generates no
+ * loop of its own), or, when that kernel does not compile, runs the nodes
+ * one by one. */
+#ifndef KILN_CORE_FUSION_INTERNAL_H
+#define KILN_CORE_FUSION_INTERNAL_H
+
+#include "core/ufunc/ufunc_internal.h"
+#include "kiln/fusion.h"
+
+/* An array operand of the group, as the loop sees it: a buffer read or
+ * written at offset with byte strides over the group's shape. */
+typedef struct kiln_fusion_access {
+  kiln_array *array; /* a reference the group holds */
+  kiln_dtype dtype;
+  int64_t offset;
+  int64_t strides[KILN_MAX_DIMS];
+} kiln_fusion_access;
+
+typedef enum kiln_fusion_source {
+  KILN_FUSION_EXTERNAL = 1, /* read from memory: group->inputs[index] */
+  KILN_FUSION_VALUE,        /* a result of an earlier node: group->outputs[index] */
+  KILN_FUSION_SCALAR        /* by value: group->scalars[index] (signature dtype) */
+} kiln_fusion_source;
+
+typedef struct kiln_fusion_input {
+  kiln_fusion_source source;
+  int index;
+} kiln_fusion_input;
+
+/* One recorded call. */
+typedef struct kiln_fusion_node {
+  kiln_ufunc *ufunc; /* a reference the group holds */
+  int signature;
+  kiln_fusion_input inputs[KILN_UFUNC_MAX_OPERANDS];
+  int outputs[KILN_UFUNC_MAX_OPERANDS]; /* indices into group->outputs */
+} kiln_fusion_node;
+
+/* Operands one fused kernel may have at most (the element-wise loop's): a
+ * group that would need more is run first, so chains of any length split. */
+#define KILN_FUSION_MAX_ACCESSES KILN_EW_MAX_OPERANDS
+
+typedef struct kiln_fusion_group {
+  kiln_context *ctx;
+  int ndim;
+  int64_t shape[KILN_MAX_DIMS];
+  int64_t size;
+  kiln_fusion_node *nodes;
+  int nnodes, node_capacity;
+  kiln_fusion_access inputs[KILN_FUSION_MAX_ACCESSES];
+  int ninputs;
+  kiln_fusion_access outputs[KILN_FUSION_MAX_ACCESSES];
+  int producer[KILN_FUSION_MAX_ACCESSES]; /* node writing outputs[o] */
+  int noutputs;
+  kiln_dtype scalar_dtypes[KILN_EW_MAX_SCALARS];
+  unsigned char scalars[KILN_EW_MAX_SCALARS][KILN_SCALAR_BYTES];
+  int nscalars;
+} kiln_fusion_group;
+
+/* Runs the group on stream (fused, or node by node when the fused kernel
+ * does not compile) and empties it, releasing what it held, also on
+ * failure. An output still referenced by the program (or sharing its
+ * buffer with another array) is written; one only the group holds is not,
+ * and nodes that only lead to such outputs are dropped. */
+kiln_status kiln_fusion_group_run(kiln_fusion_group *group, kiln_stream *stream);
+
+/* Releases what the group holds and empties it (nothing runs). */
+void kiln_fusion_group_clear(kiln_fusion_group *group);
+
+/* Tests only: counts of this process, in every thread. */
+typedef struct kiln_fusion_counters {
+  uint64_t recorded;  /* calls recorded */
+  uint64_t kernels;   /* fused kernels launched */
+  uint64_t fused;     /* nodes those kernels ran */
+  uint64_t unfused;   /* nodes run one by one (a fused kernel that failed to compile) */
+  uint64_t stored;    /* outputs fused kernels wrote */
+  uint64_t kept;      /* outputs they kept in registers only */
+} kiln_fusion_counters;
+void kiln_fusion_counters_get(kiln_fusion_counters *out);
+
+/* fusion_kernel.c adds to the counters through this. */
+void kiln_fusion_count(uint64_t kernels, uint64_t fused, uint64_t unfused, uint64_t stored,
+                       uint64_t kept);
+
+#endif
