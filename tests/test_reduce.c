@@ -1031,48 +1031,36 @@ static void test_large(kiln_context *ctx) {
 
 /* ---- reproducibility ------------------------------------------------------ */
 
-/* kiln's scan order on the host, float32 add, one line (kiln/reduce.h) */
+/* kiln's scan order on the host, float32 add, one line (docs/scan.md):
+ * tiles of 4096, lanes of 16 folded left, a Kogge-Stone tree over the 256
+ * lane totals, the tile prefixes folded left over the tile aggregates. */
 static void host_tree_scan(const float *x, int64_t n, float *out) {
-  int64_t nchunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;
-  float *totals = malloc((size_t)nchunks * 4), *prefix = malloc((size_t)nchunks * 4);
-  for (int64_t c = 0; c < nchunks; c++) {
-    int64_t k0 = c * KILN_REDUCE_CHUNK,
-            len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
-    float seg[32], t = 0;
-    for (int s = 0; s < 32 && s * 128 < len; s++) {
-      int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
-      seg[s] = x[k0 + s * 128];
-      for (int64_t i = 1; i < ns; i++) seg[s] = seg[s] + x[k0 + s * 128 + i];
-      t = s ? t + seg[s] : seg[s];
+  float prefix = 0;
+  for (int64_t k0 = 0; k0 < n; k0 += 4096) {
+    int len = n - k0 < 4096 ? (int)(n - k0) : 4096, nl = (len + 15) / 16;
+    float lanes[2][256];
+    for (int l = 0; l < nl; l++) {
+      lanes[0][l] = x[k0 + l * 16];
+      for (int i = 1; i < 16 && l * 16 + i < len; i++) lanes[0][l] += x[k0 + l * 16 + i];
     }
-    totals[c] = t;
-  }
-  if (nchunks > 1) host_tree_scan(totals, nchunks, prefix);
-  for (int64_t c = 0; c < nchunks; c++) {
-    int64_t k0 = c * KILN_REDUCE_CHUNK,
-            len = n - k0 < KILN_REDUCE_CHUNK ? n - k0 : KILN_REDUCE_CHUNK;
-    float seg[32];
-    for (int s = 0; s < 32 && s * 128 < len; s++) {
-      int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
-      seg[s] = x[k0 + s * 128];
-      for (int64_t i = 1; i < ns; i++) seg[s] = seg[s] + x[k0 + s * 128 + i];
-    }
-    for (int s = 0; s < 32 && s * 128 < len; s++) {
-      int64_t ns = len - s * 128 < 128 ? len - s * 128 : 128;
-      int has = c > 0;
-      float base = has ? prefix[c - 1] : 0, run = 0;
-      for (int q = 0; q < s; q++) {
-        base = has ? base + seg[q] : seg[q];
+    int src = 0;
+    for (int d = 1; d < nl; d *= 2, src ^= 1)
+      for (int l = 0; l < nl; l++)
+        lanes[src ^ 1][l] = l >= d ? lanes[src][l - d] + lanes[src][l] : lanes[src][l];
+    for (int l = 0; l < nl; l++) {
+      int has = k0 > 0;
+      float base = prefix, run = 0;
+      if (l > 0) {
+        base = has ? base + lanes[src][l - 1] : lanes[src][l - 1];
         has = 1;
       }
-      for (int64_t i = 0; i < ns; i++) {
-        run = i ? run + x[k0 + s * 128 + i] : x[k0 + s * 128 + i];
-        out[k0 + s * 128 + i] = has ? base + run : run;
+      for (int i = 0; i < 16 && l * 16 + i < len; i++) {
+        run = i ? run + x[k0 + l * 16 + i] : x[k0 + l * 16 + i];
+        out[k0 + l * 16 + i] = has ? base + run : run;
       }
     }
+    prefix = k0 > 0 ? prefix + lanes[src][nl - 1] : lanes[src][nl - 1];
   }
-  free(totals);
-  free(prefix);
 }
 
 static void test_reproducible_scan(kiln_context *ctx) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/codegen/scan_tree.h"
+#include "core/codegen/scan_line.h"
 
 #define ROW (KILN_SCAN_SEGMENT + 1) /* padded: lanes hit different banks */
 
@@ -374,6 +375,18 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
   int64_t M = 1, K = in->shape[nkeep];
   for (int d = 0; d < nkeep; d++) M *= in->shape[d];
   if (M == 0 || K == 0) return KILN_OK;
+  if (M == 1 && !compact) { /* one line: the single-pass scan */
+    kiln_array line[2];
+    kiln_rt_subview(in, nkeep, 1, K, 1, &line[0]);
+    kiln_rt_subview(out, nkeep, 1, K, 1, &line[1]);
+    kiln_scan_line_job job = {.kind = KILN_SCAN_LINE_VALUES,
+                              .spec = spec,
+                              .identity = identity,
+                              .exclusive = exclusive,
+                              .in = &line[0],
+                              .out = &line[1]};
+    return kiln_scan_line(ctx, stream, &job, scratch);
+  }
   uint64_t bytes = scratch_bytes(M, K, kiln_dtype_size(spec->acc));
   uint64_t cursor = KILN_RT_SCRATCH_HEAD; /* the head is the reductions' */
   kiln_array *pool = NULL, *owned = NULL;

@@ -3,6 +3,7 @@
 #ifndef KILN_CORE_REDUCE_INTERNAL_H
 #define KILN_CORE_REDUCE_INTERNAL_H
 
+#include "core/codegen/scan_line.h"
 #include "core/codegen/scan_tree.h"
 #include "core/ufunc/ufunc_internal.h"
 #include "kiln/reduce.h"

@@ -178,14 +178,9 @@ static kiln_status compact(kiln_context *ctx, kiln_operand input, kiln_operand m
                           "compact: the output is %s, the input %s; they must be equal",
                           kiln_dtype_name(dtype), kiln_dtype_name(flat[0].dtype));
   if (*count > 0) {
-    kiln_rt_spec spec = {.name = "compact",
-                         .ninputs = 1,
-                         .inputs = {flat[1].dtype},
-                         .acc = KILN_INT64,
-                         .out = dtype,
-                         .combine = "return a + b;"};
-    KILN_RETURN_IF_ERROR(kiln_scan_run(ctx, stream, &spec, "0", 1, 0, &flat[1], out, &flat[0],
-                                       NULL));
+    kiln_scan_line_job job = {
+        .kind = KILN_SCAN_LINE_COMPACT, .in = &flat[1], .out = out, .data = &flat[0]};
+    KILN_RETURN_IF_ERROR(kiln_scan_line(ctx, stream, &job, NULL));
   }
   return finish_output(ctx, stream, &output, &st->made);
 }

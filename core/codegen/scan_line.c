@@ -1,0 +1,549 @@
+/* core/codegen/scan_line.c: generating and launching the single-pass scan of
+ * one line (see scan_line.h and docs/scan.md). */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/codegen/scan_line.h"
+#include "core/runtime/log.h"
+
+#define ROW (KILN_SCAN_ITEMS + 1) /* padded: lanes hit different banks */
+#define WINDOW 32                 /* tiles one look-back step reads at once */
+#define HELD 64                   /* aggregates a look-back holds, at most */
+#define STATE_HEAD 16             /* uint32 before the flags: the tile counter */
+
+/* ---- the path ---------------------------------------------------------------------- */
+
+static atomic_int forced_path;
+
+void kiln_scan_force_path(kiln_scan_path path) { atomic_store(&forced_path, (int)path); }
+
+const char *kiln_scan_path_name(kiln_scan_path path) {
+  return path == KILN_SCAN_PATH_LOOKBACK ? "lookback" : "reduce-then-scan";
+}
+
+/* Vendors whose GPUs keep every resident work-group running while one
+ * spins (the look-back waits only on tiles taken earlier, hence resident). */
+static int progress_known(const kiln_context *ctx) {
+  const kiln_device_info *d = &ctx->info;
+  if (d->type != KILN_DEVICE_GPU) return 0;
+  if (!strcmp(d->backend, "cuda") || !strcmp(d->backend, "hip")) return 1;
+  static const char *const vendors[] = {"NVIDIA", "Advanced Micro Devices", "AMD", "Intel"};
+  for (size_t i = 0; i < sizeof vendors / sizeof *vendors; i++)
+    if (strstr(d->vendor, vendors[i])) return 1;
+  return 0;
+}
+
+kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path) {
+  kiln_scan_path p = (kiln_scan_path)atomic_load(&forced_path);
+  if (p == KILN_SCAN_PATH_AUTO) {
+    const char *v = getenv("KILN_SCAN");
+    if (v && !strcmp(v, "lookback"))
+      p = KILN_SCAN_PATH_LOOKBACK;
+    else if (v && !strcmp(v, "reduce-then-scan"))
+      p = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
+    else if (v && *v && strcmp(v, "auto"))
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "KILN_SCAN='%s': expected lookback, reduce-then-scan or auto", v);
+  }
+  if (p == KILN_SCAN_PATH_AUTO)
+    p = progress_known(ctx) ? KILN_SCAN_PATH_LOOKBACK : KILN_SCAN_PATH_REDUCE_THEN_SCAN;
+  if (kiln_dtype_is_complex(acc)) p = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
+  *path = p;
+  return KILN_OK;
+}
+
+/* ---- the kernels ------------------------------------------------------------------- */
+
+enum { MODE_LOOKBACK, MODE_AGGREGATE, MODE_APPLY, MODE_FOLD };
+
+typedef struct line_request {
+  const kiln_scan_line_job *job;
+  kiln_dtype in, acc, out; /* out: the stored dtype (data's for COMPACT) */
+  int mode, direct;
+  char entry[96];
+} line_request;
+
+/* The fold of reduce-then-scan: P_t for t >= 1 into vi, in one work-item. */
+static void fold_source(const line_request *r, kiln_strbuf *b) {
+  const char *acc = kiln_dtype_kernel_type(r->acc);
+  kiln_strbuf_appendf(b,
+                      "KILN_KERNEL void %s(int64_t ntiles, KILN_GLOBAL const %s *va, int64_t ova,\n"
+                      "    KILN_GLOBAL %s *vi, int64_t ovi) {\n"
+                      "  if (kiln_global_id(0) != 0) return;\n"
+                      "  %s prefix = va[ova];\n"
+                      "  for (int64_t t = 1; t < ntiles; t++) {\n"
+                      "    vi[ovi + t] = prefix;\n"
+                      "    prefix = kiln_rt_combine(prefix, va[ova + t]);\n"
+                      "  }\n"
+                      "}\n",
+                      r->entry, acc, acc, acc);
+}
+
+/* Publishes this tile's aggregate, finds P_t by looking back (lane 0 folds
+ * what the window lanes read), publishes I_t; P_t ends in pre[0]. */
+static void lookback_source(const char *acc, kiln_strbuf *b) {
+  kiln_strbuf_appendf(
+      b,
+      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
+      "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
+      "  if (lid == 0) {\n"
+      "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
+      "    kiln_fence();\n"
+      "    flag[t] = t == 0 ? 2u : 1u;\n"
+      "  }\n"
+      "  if (t > 0) {\n"
+      "    if (lid == 0) { cursor[0] = t - 1; cursor[1] = 0; cursor[2] = 0; }\n"
+      "    kiln_barrier();\n"
+      "    int nw = ls < %d ? ls : %d;\n"
+      "    while (cursor[2] == 0) {\n"
+      "      int64_t j0 = cursor[0];\n"
+      "      if (lid < nw) {\n"
+      "        int64_t j = j0 - lid;\n"
+      "        uint32_t f = j >= 0 ? flag[j] : 0u;\n"
+      "        if (f != 0u) {\n"
+      "          kiln_fence();\n"
+      "          seen[lid] = f == 2u ? inc[j] : agg[j];\n"
+      "        }\n"
+      "        seenf[lid] = f;\n"
+      "      }\n"
+      "      kiln_barrier();\n"
+      "      if (lid == 0) {\n"
+      "        int64_t c = cursor[1];\n"
+      "        int i = 0;\n"
+      "        for (; i < nw; i++) {\n"
+      "          uint32_t f = seenf[i];\n"
+      "          if (f == 0u) break;\n"
+      "          if (f == 2u) {\n"
+      "            %s p = seen[i];\n"
+      "            for (int64_t m = c - 1; m >= 0; m--) p = kiln_rt_combine(p, held[m]);\n"
+      "            pre[0] = p;\n"
+      "            cursor[2] = 1;\n"
+      "            break;\n"
+      "          }\n"
+      "          if (c == %d) break; /* full: wait for this tile's inclusive prefix */\n"
+      "          held[c++] = seen[i];\n"
+      "        }\n"
+      "        cursor[0] = j0 - i;\n"
+      "        cursor[1] = c;\n"
+      "        if (cursor[2]) {\n"
+      "          inc[t] = kiln_rt_combine(pre[0], total);\n"
+      "          kiln_fence();\n"
+      "          flag[t] = 2u;\n"
+      "        }\n"
+      "      }\n"
+      "      kiln_barrier();\n"
+      "    }\n"
+      "  }\n",
+      STATE_HEAD, acc, WINDOW, WINDOW, acc, HELD);
+}
+
+static void line_source(const line_request *r, kiln_strbuf *b) {
+  const kiln_scan_line_job *job = r->job;
+  int kind = job->kind, exclusive = kind != KILN_SCAN_LINE_VALUES || job->exclusive;
+  const char *acc = kiln_dtype_kernel_type(r->acc);
+  kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
+                         "    int64_t pr",
+                      r->entry, kiln_dtype_kernel_type(r->in));
+  if (kind == KILN_SCAN_LINE_COMPACT)
+    kiln_strbuf_appendf(b, ", KILN_GLOBAL const %s *x, int64_t ox, int64_t xr",
+                        kiln_dtype_kernel_type(r->out));
+  if (kind == KILN_SCAN_LINE_NONZERO)
+    for (int d = 0; d < job->ndim; d++) kiln_strbuf_appendf(b, ", int64_t sh%d", d);
+  kiln_strbuf_appendf(b,
+                      ",\n    KILN_GLOBAL %s *q, int64_t oq, int64_t qr,\n"
+                      "    KILN_GLOBAL uint32_t *st, int64_t ost, KILN_GLOBAL %s *va, int64_t ova,\n"
+                      "    KILN_GLOBAL %s *vi, int64_t ovi) {\n",
+                      kiln_dtype_kernel_type(r->out), acc, acc);
+  kiln_strbuf_appendf(b,
+                      "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
+                      "  KILN_LOCAL_ARRAY(%s, lanes, %d);\n"
+                      "  KILN_LOCAL_ARRAY(%s, pre, 1);\n",
+                      acc, r->direct ? 1 : KILN_SCAN_LANES * ROW, acc, 2 * KILN_SCAN_LANES, acc);
+  if (r->mode == MODE_LOOKBACK)
+    kiln_strbuf_appendf(b,
+                        "  KILN_LOCAL_ARRAY(%s, held, %d);\n"
+                        "  KILN_LOCAL_ARRAY(%s, seen, %d);\n"
+                        "  KILN_LOCAL_ARRAY(uint32_t, seenf, %d);\n"
+                        "  KILN_LOCAL_ARRAY(int64_t, cursor, 4);\n",
+                        acc, HELD, acc, WINDOW, WINDOW);
+  kiln_strbuf_append(b, "  int lid = (int)kiln_local_id(0), ls = (int)kiln_local_size(0);\n");
+  if (r->mode == MODE_LOOKBACK)
+    kiln_strbuf_append(b,
+                       "  if (lid == 0) cursor[3] = (int64_t)kiln_atomic_add_u32(st + ost, 1u);\n"
+                       "  kiln_barrier();\n"
+                       "  int64_t t = cursor[3];\n");
+  else
+    kiln_strbuf_append(b, "  int64_t t = kiln_group_id(0);\n");
+  kiln_strbuf_appendf(b,
+                      "  int64_t k0 = t * %d;\n"
+                      "  int len = n - k0 < %d ? (int)(n - k0) : %d;\n"
+                      "  int nl = (len + %d) / %d;\n",
+                      KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_ITEMS - 1,
+                      KILN_SCAN_ITEMS);
+  /* element i of lane l as an accumulator value: staged, or loaded */
+  char element[128], load[320], get[400];
+  kiln_ew_load_expression(r->in, "p[op + (k0 + j) * pr]", element, sizeof element);
+  if (kind != KILN_SCAN_LINE_VALUES) {
+    char truth[256];
+    kiln_ew_cast_expression(r->in, KILN_BOOL, element, truth, sizeof truth);
+    snprintf(load, sizeof load, "(int64_t)((%s) ? 1 : 0)", truth);
+  } else {
+    kiln_ew_cast_expression(r->in, r->acc, element, load, sizeof load);
+  }
+  if (r->direct) {
+    snprintf(get, sizeof get, "(j = l * %d + i, %s)", KILN_SCAN_ITEMS, load);
+    kiln_strbuf_append(b, "  int64_t j;\n");
+  } else {
+    kiln_strbuf_appendf(b,
+                        "  for (int j = lid; j < len; j += ls)\n"
+                        "    buf[(j / %d) * %d + j %% %d] = %s;\n"
+                        "  kiln_barrier();\n",
+                        KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS, load);
+    snprintf(get, sizeof get, "buf[l * %d + i]", ROW);
+  }
+  kiln_strbuf_appendf(b,
+                      "  for (int l = lid; l < nl; l += ls) {\n"
+                      "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
+                      "    int i = 0;\n"
+                      "    %s s = %s;\n"
+                      "    for (i = 1; i < ni; i++) s = kiln_rt_combine(s, %s);\n"
+                      "    lanes[l] = s;\n"
+                      "  }\n"
+                      "  kiln_barrier();\n"
+                      /* Kogge-Stone over the lane totals, ping-pong halves */
+                      "  int src = 0;\n"
+                      "  for (int d = 1; d < nl; d <<= 1) {\n"
+                      "    for (int l = lid; l < nl; l += ls)\n"
+                      "      lanes[(src ^ %d) + l] =\n"
+                      "          l >= d ? kiln_rt_combine(lanes[src + l - d], lanes[src + l])\n"
+                      "                 : lanes[src + l];\n"
+                      "    kiln_barrier();\n"
+                      "    src ^= %d;\n"
+                      "  }\n"
+                      "  %s total = lanes[src + nl - 1];\n",
+                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc,
+                      get, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
+  if (r->mode == MODE_AGGREGATE) {
+    kiln_strbuf_append(b,
+                       "  if (lid == 0) va[ova + t] = total;\n"
+                       "  (void)q; (void)oq; (void)qr; (void)st; (void)ost; (void)vi; (void)ovi;\n"
+                       "}\n");
+    return;
+  }
+  if (r->mode == MODE_LOOKBACK) {
+    lookback_source(acc, b);
+  } else {
+    kiln_strbuf_append(b,
+                       "  if (lid == 0 && t > 0) pre[0] = vi[ovi + t];\n"
+                       "  kiln_barrier();\n"
+                       "  (void)total; (void)st; (void)ost; (void)va; (void)ova;\n");
+  }
+  /* each element: (P_t op X_{l-1}) op r_i, or for an exclusive scan the
+   * same with r_{i-1} (the identity before the line's first element) */
+  char zero[64], identity[256];
+  kiln_ew_zero_expression(r->acc, zero, sizeof zero);
+  if (kind != KILN_SCAN_LINE_VALUES)
+    snprintf(identity, sizeof identity, "(int64_t)0");
+  else if (kiln_dtype_is_complex(r->acc))
+    snprintf(identity, sizeof identity, "%s", job->identity ? job->identity : zero);
+  else
+    snprintf(identity, sizeof identity, "(%s)(%s)", acc, job->identity ? job->identity : "0");
+  kiln_strbuf_appendf(b,
+                      "  for (int l = lid; l < nl; l += ls) {\n"
+                      "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
+                      "    int has = t > 0;\n"
+                      "    %s base = has ? pre[0] : %s, run = %s;\n"
+                      "    if (l > 0) {\n"
+                      "      base = has ? kiln_rt_combine(base, lanes[src + l - 1]) : lanes[src + l - 1];\n"
+                      "      has = 1;\n"
+                      "    }\n"
+                      "    for (int i = 0; i < ni; i++) {\n"
+                      "      %s v = %s, y;\n",
+                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc,
+                      zero, zero, acc, get);
+  if (exclusive)
+    kiln_strbuf_appendf(b,
+                        "      y = i > 0 ? (has ? kiln_rt_combine(base, run) : run)\n"
+                        "                : (has ? base : %s);\n"
+                        "      run = i > 0 ? kiln_rt_combine(run, v) : v;\n",
+                        identity);
+  else
+    kiln_strbuf_append(b,
+                       "      run = i > 0 ? kiln_rt_combine(run, v) : v;\n"
+                       "      y = has ? kiln_rt_combine(base, run) : run;\n");
+  char value[1024], store[1100];
+  if (kind == KILN_SCAN_LINE_VALUES) {
+    kiln_rt_spec post = *job->spec;
+    post.acc = r->acc;
+    post.out = r->out;
+    kiln_rt_store_expression(&post, value, sizeof value);
+    kiln_ew_store_expression(r->out, value, store, sizeof store);
+  }
+  if (r->direct) /* complex128 (VALUES only): straight to q */
+    kiln_strbuf_appendf(b, "      { %s a = y; q[oq + (k0 + j) * qr] = %s; }\n", acc, store);
+  else if (kind == KILN_SCAN_LINE_VALUES)
+    kiln_strbuf_appendf(b, "      buf[l * %d + i] = y;\n", ROW);
+  else /* the position where selected, else -1 */
+    kiln_strbuf_appendf(b, "      buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", ROW);
+  kiln_strbuf_append(b,
+                     "    }\n"
+                     "  }\n");
+  if (r->direct) {
+    kiln_strbuf_append(b, "}\n");
+    return;
+  }
+  kiln_strbuf_appendf(b,
+                      "  kiln_barrier();\n"
+                      "  for (int j = lid; j < len; j += ls) {\n"
+                      "    %s a = buf[(j / %d) * %d + j %% %d];\n",
+                      acc, KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
+  if (kind == KILN_SCAN_LINE_VALUES) {
+    kiln_strbuf_appendf(b, "    q[oq + (k0 + j) * qr] = %s;\n", store);
+  } else if (kind == KILN_SCAN_LINE_COMPACT) {
+    kiln_strbuf_append(b, "    if (a >= 0) q[oq + a * qr] = x[ox + (k0 + j) * xr];\n");
+  } else {
+    kiln_strbuf_append(b, "    if (a >= 0) {\n      int64_t k = k0 + j;\n");
+    for (int d = job->ndim - 1; d >= 0; d--)
+      kiln_strbuf_appendf(b, "      q[oq + a * %d + %d] = k %% sh%d; k /= sh%d;\n", job->ndim, d, d,
+                          d);
+    kiln_strbuf_append(b, "    }\n    (void)qr;\n");
+  }
+  kiln_strbuf_append(b, "  }\n}\n");
+}
+
+static kiln_status line_generate(void *data, kiln_strbuf *b) {
+  const line_request *r = data;
+  const kiln_rt_spec *s = r->job->spec;
+  static const char *const modes[] = {"lookback", "aggregate", "apply", "fold"};
+  kiln_strbuf_appendf(b, "/* single-pass scan '%s': %s */\n", s->name, modes[r->mode]);
+  kiln_rt_append_helpers(s, b);
+  if (r->mode == MODE_FOLD)
+    fold_source(r, b);
+  else
+    line_source(r, b);
+  return kiln_strbuf_status(b);
+}
+
+static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program **program) {
+  const kiln_scan_line_job *job = r->job;
+  const kiln_rt_spec *s = job->spec;
+  snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
+  kiln_strbuf key = {0};
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
+                      (int)job->kind, job->exclusive, r->direct, job->ndim, (int)r->in,
+                      (int)r->acc, (int)r->out);
+  const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
+  for (int i = 0; i < 4; i++) {
+    kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
+    if (parts[i]) kiln_strbuf_append(&key, parts[i]);
+  }
+  kiln_status status = kiln_strbuf_status(&key);
+  if (status == KILN_OK)
+    status = kiln_program_get_keyed(ctx, key.data, key.length, KILN_RT_OPTIONS, r->entry,
+                                    line_generate, r, program);
+  if (status != KILN_OK) kiln_error_prefix(status, "scan '%s'", s->name);
+  kiln_strbuf_free(&key);
+  return status;
+}
+
+/* ---- launching --------------------------------------------------------------------- */
+
+typedef struct line_args {
+  kiln_backend_arg args[16 + KILN_MAX_DIMS];
+  int n;
+} line_args;
+
+static void scalar(line_args *l, const int64_t *v) {
+  l->args[l->n++] =
+      (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = v, .size = sizeof(int64_t)};
+}
+
+static void buffer(line_args *l, kiln_backend_buffer *b) {
+  l->args[l->n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = b};
+}
+
+static uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
+
+/* Element offsets and strides of a 1-D view (in its dtype's units). */
+typedef struct line_view {
+  int64_t offset, stride;
+} line_view;
+
+static line_view view_of(const kiln_array *a) {
+  int64_t size = (int64_t)kiln_dtype_size(a->dtype);
+  return (line_view){a->offset / size, a->ndim ? a->strides[0] / size : 0};
+}
+
+/* Local memory a staged tile needs (buf, lanes, look-back). */
+static uint64_t staged_bytes(kiln_dtype acc) {
+  return (uint64_t)(KILN_SCAN_LANES * ROW + 2 * KILN_SCAN_LANES + 1 + HELD + WINDOW) *
+             kiln_dtype_size(acc) +
+         WINDOW * 4 + 64;
+}
+
+typedef struct line_plan {
+  int64_t n, ntiles, ost, ova, ovi;
+  line_view in, data, out;
+  int64_t shape[KILN_MAX_DIMS];
+  const kiln_array *pool;
+} line_plan;
+
+static kiln_status launch_tiles(kiln_context *ctx, kiln_stream *stream, line_request *r,
+                                const line_plan *plan) {
+  const kiln_scan_line_job *job = r->job;
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(line_program(ctx, r, &program));
+  line_args l = {.n = 0};
+  scalar(&l, &plan->n);
+  buffer(&l, job->in->buffer->handle);
+  scalar(&l, &plan->in.offset);
+  scalar(&l, &plan->in.stride);
+  if (job->kind == KILN_SCAN_LINE_COMPACT) {
+    buffer(&l, job->data->buffer->handle);
+    scalar(&l, &plan->data.offset);
+    scalar(&l, &plan->data.stride);
+  }
+  if (job->kind == KILN_SCAN_LINE_NONZERO)
+    for (int d = 0; d < job->ndim; d++) scalar(&l, &plan->shape[d]);
+  buffer(&l, job->out->buffer->handle);
+  scalar(&l, &plan->out.offset);
+  scalar(&l, &plan->out.stride);
+  for (int k = 0; k < 3; k++) {
+    buffer(&l, plan->pool->buffer->handle);
+    scalar(&l, k == 0 ? &plan->ost : k == 1 ? &plan->ova : &plan->ovi);
+  }
+  uint64_t local = program->max_work_group_size < KILN_SCAN_LANES
+                       ? program->max_work_group_size
+                       : KILN_SCAN_LANES;
+  kiln_backend_launch grid = {.work_dim = 1,
+                              .global = {(uint64_t)plan->ntiles * local, 1, 1},
+                              .local = {local, 1, 1}};
+  return kiln_program_launch(ctx, program, stream, &grid, l.n, l.args);
+}
+
+static kiln_status launch_fold(kiln_context *ctx, kiln_stream *stream, line_request *r,
+                               const line_plan *plan) {
+  kiln_program *program = NULL;
+  r->mode = MODE_FOLD;
+  KILN_RETURN_IF_ERROR(line_program(ctx, r, &program));
+  line_args l = {.n = 0};
+  scalar(&l, &plan->ntiles);
+  buffer(&l, plan->pool->buffer->handle);
+  scalar(&l, &plan->ova);
+  buffer(&l, plan->pool->buffer->handle);
+  scalar(&l, &plan->ovi);
+  kiln_backend_launch grid = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
+  return kiln_program_launch(ctx, program, stream, &grid, l.n, l.args);
+}
+
+static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request *r,
+                            line_plan *plan, kiln_scan_path path, kiln_rt_scratch *scratch) {
+  uint64_t item = kiln_dtype_size(r->acc);
+  uint64_t state = align64(4 * (uint64_t)(STATE_HEAD + plan->ntiles));
+  uint64_t values = align64((uint64_t)plan->ntiles * item);
+  kiln_array *pool = NULL, *owned = NULL;
+  KILN_RETURN_IF_ERROR(
+      kiln_rt_scratch_acquire(ctx, stream, scratch, state + 2 * values, &pool, &owned));
+  plan->pool = pool;
+  plan->ost = KILN_RT_SCRATCH_HEAD / 4;
+  plan->ova = (int64_t)((KILN_RT_SCRATCH_HEAD + state) / item);
+  plan->ovi = (int64_t)((KILN_RT_SCRATCH_HEAD + state + values) / item);
+  kiln_status status = KILN_OK;
+  if (path == KILN_SCAN_PATH_LOOKBACK) {
+    /* the counter and the flags start at zero */
+    kiln_array flags;
+    kiln_rt_subview(pool, 0, 1, (int64_t)state, 1, &flags);
+    flags.offset += KILN_RT_SCRATCH_HEAD;
+    flags.shape[0] = (int64_t)state;
+    static const uint8_t zero = 0;
+    status = kiln_ew_fill_on(&flags, &zero, stream);
+    r->mode = MODE_LOOKBACK;
+    if (status == KILN_OK) status = launch_tiles(ctx, stream, r, plan);
+  } else {
+    r->mode = MODE_AGGREGATE;
+    status = launch_tiles(ctx, stream, r, plan);
+    if (status == KILN_OK && plan->ntiles > 1) status = launch_fold(ctx, stream, r, plan);
+    r->mode = MODE_APPLY;
+    if (status == KILN_OK) status = launch_tiles(ctx, stream, r, plan);
+  }
+  kiln_rt_scratch_finish(scratch, stream, pool, owned, status);
+  return status;
+}
+
+kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_scan_line_job *job,
+                           kiln_rt_scratch *scratch) {
+  line_plan plan = {.n = job->in->ndim ? job->in->shape[0] : 1};
+  if (plan.n == 0) return KILN_OK;
+  /* counting (COMPACT, NONZERO): an int64 add-scan of in != 0 */
+  kiln_rt_spec counting = {.name = job->kind == KILN_SCAN_LINE_COMPACT ? "compact" : "nonzero",
+                           .ninputs = 1,
+                           .inputs = {job->in->dtype},
+                           .acc = KILN_INT64,
+                           .out = KILN_INT64,
+                           .combine = "return a + b;"};
+  kiln_scan_line_job counted = *job;
+  if (job->kind != KILN_SCAN_LINE_VALUES) {
+    counted.spec = &counting;
+    counted.identity = "0";
+    counted.exclusive = 1;
+    job = &counted;
+  }
+  plan.ntiles = (plan.n + KILN_SCAN_TILE - 1) / KILN_SCAN_TILE;
+  plan.in = view_of(job->in);
+  plan.out = view_of(job->out);
+  line_request r = {.job = job, .in = job->in->dtype};
+  if (job->kind == KILN_SCAN_LINE_VALUES) {
+    r.acc = job->spec->acc;
+    r.out = job->spec->out;
+  } else {
+    r.acc = KILN_INT64;
+    r.out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
+  }
+  if (job->kind == KILN_SCAN_LINE_COMPACT) plan.data = view_of(job->data);
+  if (job->kind == KILN_SCAN_LINE_NONZERO) {
+    plan.out.stride = 1;
+    memcpy(plan.shape, job->shape, sizeof(int64_t) * (size_t)job->ndim);
+  }
+  /* a tile staged in local memory so that loads and stores coalesce,
+   * unless it does not fit (complex128: CUDA's 48 KiB of static local
+   * memory): then read and written in global memory, the same order */
+  uint64_t local = ctx->info.local_memory ? ctx->info.local_memory : 48 * 1024;
+  if (local > 48 * 1024) local = 48 * 1024;
+  r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc) > local;
+  kiln_scan_path path;
+  KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
+  if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
+  if (kiln_log_enabled(KILN_LOG_DEBUG))
+    kiln_log(KILN_LOG_DEBUG, "scan '%s': %lld elements, %lld tiles, %s path on %s",
+             job->spec ? job->spec->name : "count", (long long)plan.n, (long long)plan.ntiles,
+             kiln_scan_path_name(path), ctx->info.name);
+  return run_line(ctx, stream, &r, &plan, path, scratch);
+}
+
+kiln_status kiln_scan_add_line(kiln_context *ctx, kiln_stream *stream, const kiln_array *in,
+                               const kiln_array *out, int exclusive) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(in);
+  KILN_CHECK_ARG(out);
+  if (in->ndim != 1 || out->ndim != 1 || in->shape[0] != out->shape[0] ||
+      kiln_dtype_is_complex(out->dtype) || out->dtype == KILN_BOOL ||
+      out->dtype == KILN_FLOAT16)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "scan_add_line: in and out must be 1-D of one length, out of an "
+                          "integer, float32 or float64 dtype");
+  kiln_rt_spec spec = {.name = "add_line",
+                       .ninputs = 1,
+                       .inputs = {in->dtype},
+                       .acc = out->dtype,
+                       .out = out->dtype,
+                       .combine = "return a + b;"};
+  kiln_scan_line_job job = {.kind = KILN_SCAN_LINE_VALUES,
+                            .spec = &spec,
+                            .identity = "0",
+                            .exclusive = exclusive,
+                            .in = in,
+                            .out = out};
+  return kiln_scan_line(ctx, stream, &job, NULL);
+}

@@ -1,0 +1,91 @@
+/* core/codegen/scan_line.h: the single-pass scan of one line (internal),
+ * with decoupled look-back (Merrill & Garland 2016, as CUB's DeviceScan),
+ * or, where work-groups are not known to make progress while others spin,
+ * reduce-then-scan. Both give the same bits (docs/scan.md): used by
+ * kiln_ufunc_scan for one line (core/codegen/scan_tree.c), by compaction
+ * and nonzero (core/reduce/scan.c), and by any core code that needs a
+ * prefix sum of a device buffer (kiln_scan_add_line).
+ *
+ * The order of operations, fixed by element indices alone: the line is cut
+ * into tiles of KILN_SCAN_TILE elements, a tile into KILN_SCAN_LANES lanes
+ * of KILN_SCAN_ITEMS consecutive elements. A lane folds its elements left
+ * to right (the running values r_i); the lane totals are scanned by a
+ * Kogge-Stone tree (step d = 1, 2, 4, ...: x_l = x_{l-d} op x_l for
+ * l >= d); the last one is the tile's aggregate A_t. The exclusive prefix
+ * of tile t is the left fold P_t = ((A_0 op A_1) op ...) op A_{t-1}; the
+ * look-back reaches it as I_j op A_{j+1} op ... op A_{t-1} folded left from
+ * the nearest inclusive prefix I_j = P_j op A_j, which by induction is the
+ * same value, and reduce-then-scan folds the aggregates in one work-item.
+ * Element i of lane l of tile t is (P_t op X_{l-1}) op r_i (X the lane
+ * scan; parts absent where empty). */
+#ifndef KILN_CORE_SCAN_LINE_H
+#define KILN_CORE_SCAN_LINE_H
+
+#include "core/codegen/reduce_tree.h"
+
+#define KILN_SCAN_ITEMS 16
+#define KILN_SCAN_LANES 256
+#define KILN_SCAN_TILE (KILN_SCAN_ITEMS * KILN_SCAN_LANES)
+
+/* How a tile learns the prefix of the tiles before it. */
+typedef enum kiln_scan_path {
+  KILN_SCAN_PATH_AUTO = 0,         /* kiln's choice for the device */
+  KILN_SCAN_PATH_LOOKBACK = 1,     /* one pass, tile ids from a counter */
+  KILN_SCAN_PATH_REDUCE_THEN_SCAN = 2 /* aggregates, their fold, the scan */
+} kiln_scan_path;
+
+/* The path a scan of accumulator `acc` takes on ctx's device: a forced one
+ * (kiln_scan_force_path, else $KILN_SCAN = lookback | reduce-then-scan |
+ * auto), else the look-back on GPUs whose work-groups make progress while
+ * others spin (CUDA, HIP, OpenCL GPUs of NVIDIA, AMD, Intel), else
+ * reduce-then-scan (CPU devices such as PoCL's, unknown devices). Complex
+ * accumulators always take reduce-then-scan (the look-back reads values
+ * through volatile pointers, which C++ cannot copy as structs).
+ * INVALID_ARGUMENT: $KILN_SCAN is none of those words. */
+kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path);
+
+/* "lookback" or "reduce-then-scan" (what kiln-info and the debug log say). */
+const char *kiln_scan_path_name(kiln_scan_path path);
+
+/* Tests only: the path of the calls that follow, in every thread (AUTO:
+ * back to the environment and the device). */
+void kiln_scan_force_path(kiln_scan_path path);
+
+/* What a line scan writes. */
+typedef enum kiln_scan_line_kind {
+  KILN_SCAN_LINE_VALUES = 0,  /* out[k] = the scan at k */
+  KILN_SCAN_LINE_COMPACT = 1, /* out[pos] = data[k] where in[k] != 0 */
+  KILN_SCAN_LINE_NONZERO = 2  /* row pos of out: the C-order index of k */
+} kiln_scan_line_kind;
+
+/* One line scan. in: 1-D (any stride). VALUES: spec's combine (inputs[0]
+ * in's dtype, acc, out, post as kiln_rt_run's; map unused), exclusive with
+ * `identity` (an expression) as kiln_scan_run's; out 1-D of in's length.
+ * COMPACT and NONZERO (spec, identity, exclusive ignored: an exclusive
+ * int64 add-scan of in != 0): out 1-D (COMPACT, data's dtype, at least the
+ * count long) or contiguous int64 of shape (count, ndim) (NONZERO: the
+ * index of k in `shape`, ndim >= 1 dims, C order). data: COMPACT's 1-D
+ * values of in's length, else NULL. Queued on stream; scratch as
+ * kiln_rt_run's (NULL: allocated per call). */
+typedef struct kiln_scan_line_job {
+  kiln_scan_line_kind kind;
+  const kiln_rt_spec *spec;
+  const char *identity;
+  int exclusive;
+  const kiln_array *in, *out, *data;
+  int ndim;
+  const int64_t *shape;
+} kiln_scan_line_job;
+
+kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_scan_line_job *job,
+                           kiln_rt_scratch *scratch);
+
+/* The prefix sum other core code calls on device buffers (unique,
+ * histograms, sort): out[k] = in[0] + ... + in[k] (exclusive: up to
+ * in[k-1], out[0] = 0), accumulated in out's dtype (an integer or real
+ * float dtype; in is cast to it), in the order above. in, out: 1-D device
+ * arrays of one length. Queued on stream. */
+kiln_status kiln_scan_add_line(kiln_context *ctx, kiln_stream *stream, const kiln_array *in,
+                               const kiln_array *out, int exclusive);
+
+#endif
