@@ -224,6 +224,11 @@ static kiln_status launch_views(void *self, const kiln_ufunc_plan *plan,
   return kiln_ew_launch(u->ctx, stream, program, &sig, &layout, scalars);
 }
 
+kiln_status kiln_ufunc_launch(kiln_ufunc *u, const kiln_ufunc_plan *plan,
+                              const kiln_array *const *views, kiln_stream *stream) {
+  return launch_views(u, plan, views, stream);
+}
+
 /* Device path: every operand is a device array or a scalar. */
 static kiln_status run_device(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_stream *stream) {
   kiln_array views[KILN_UFUNC_MAX_OPERANDS];

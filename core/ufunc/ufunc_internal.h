@@ -172,6 +172,13 @@ struct kiln_ufunc_plan {
   void *launch_self;
 };
 
+/* Runs the plan's signature of `ufunc` over `views` (one array of one shape
+ * per non-BY_VALUE operand, in operand order), as a ufunc plan's own
+ * `launch` hook does; for callers above ufunc/ (fusion) that build plans
+ * themselves. Nothing runs for an empty shape. */
+kiln_status kiln_ufunc_launch(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
+                              const kiln_array *const *views, kiln_stream *stream);
+
 /* Picks the signature for the inputs (see kiln/ufunc.h), checks given
  * outputs' dtypes (same_kind), and converts scalar inputs into
  * plan->scalars. Fills plan->signature, operands[].dtype/where of scalars. */
