@@ -3,6 +3,8 @@
  * strided and reversed views, host outputs, streams, consecutive calls),
  * statistical checks with fixed seeds, integer bounds and bias, the
  * generator's split/jump, and every bad input. */
+#include <pthread.h>
+
 #include "harness.h"
 
 enum { UNIFORM, STANDARD_NORMAL, NORMAL, LOGNORMAL, EXPONENTIAL, INTEGERS, INTEGERS_WIDE,
@@ -539,6 +541,66 @@ static void test_permutation(kiln_context *ctx) {
   kiln_random_generator_release(keys_gen);
 }
 
+/* Threads sharing one generator take disjoint blocks: every value drawn
+ * is the host generator's at some block, and the position counts them
+ * all. */
+typedef struct shared_draw {
+  kiln_random_generator *gen;
+  uint32_t values[200][8];
+  int failures;
+} shared_draw;
+
+static void *draw_in_thread(void *data) {
+  shared_draw *d = data;
+  int64_t eight = 8;
+  for (int k = 0; k < 200; k++)
+    if (kiln_random_integers_u64(d->gen, NULL, 0, UINT32_MAX, 1,
+                                 kiln_operand_host_output(d->values[k], KILN_UINT32, 1, &eight,
+                                                          NULL),
+                                 NULL) != KILN_OK)
+      d->failures++;
+  return NULL;
+}
+
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void test_threads_share_a_generator(kiln_context *ctx) {
+  (void)ctx;
+  enum { THREADS = 4 };
+  kiln_random_generator *gen = NULL, *all = NULL;
+  REQUIRE_OK(kiln_random_generator_create(555, &gen));
+  REQUIRE_OK(kiln_random_generator_create(555, &all));
+  static shared_draw draws[THREADS];
+  pthread_t threads[THREADS];
+  for (int t = 0; t < THREADS; t++) {
+    draws[t].gen = gen;
+    draws[t].failures = 0;
+    CHECK(pthread_create(&threads[t], NULL, draw_in_thread, &draws[t]) == 0);
+  }
+  for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+  CHECK(kiln_random_generator_state(gen).position == THREADS * 200 * 2);
+  /* the multiset of values is the one of a single draw of all blocks */
+  int64_t total = THREADS * 200 * 8;
+  uint32_t *got = malloc((size_t)total * 4), *want = malloc((size_t)total * 4);
+  for (int t = 0; t < THREADS; t++) {
+    CHECK(draws[t].failures == 0);
+    memcpy(got + t * 1600, draws[t].values, sizeof draws[t].values);
+  }
+  CHECK_OK(kiln_random_integers_u64(all, NULL, 0, UINT32_MAX, 1,
+                                    kiln_operand_host_output(want, KILN_UINT32, 1, &total, NULL),
+                                    NULL));
+  qsort(got, (size_t)total, 4, compare_u32);
+  qsort(want, (size_t)total, 4, compare_u32);
+  CHECK(memcmp(got, want, (size_t)total * 4) == 0);
+  free(got);
+  free(want);
+  kiln_random_generator_release(gen);
+  kiln_random_generator_release(all);
+}
+
 /* ---- generators ---- */
 
 static void test_generators(kiln_context *ctx) {
@@ -698,6 +760,7 @@ static const harness_test tests[] = {
     {"integers", test_integers},
     {"permutation", test_permutation},
     {"generators", test_generators},
+    {"threads_share_a_generator", test_threads_share_a_generator},
     {"bad_input", test_bad_input},
     {"other_context", test_other_context},
     {0},
