@@ -210,6 +210,54 @@ static void test_views(kiln_context *ctx) {
   kiln_random_generator_release(host);
 }
 
+/* Every kind of value through the strided kernels: a reversed view with
+ * step -3 of a 1-D device array gets the host generator's values in the
+ * view's order, the other elements keep theirs. */
+static void test_strided_every_kind(kiln_context *ctx) {
+  static const struct {
+    int kind;
+    kiln_dtype dtype;
+  } cases[] = {{UNIFORM, KILN_FLOAT16},   {LOGNORMAL, KILN_FLOAT64},
+               {EXPONENTIAL, KILN_FLOAT32}, {INTEGERS, KILN_INT8},
+               {INTEGERS_U64, KILN_UINT64}, {BERNOULLI, KILN_BOOL}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    kiln_dtype dtype = cases[c].dtype;
+    size_t size = kiln_dtype_size(dtype);
+    int64_t n = 301, m = 100; /* elements 300, 297, ..., 3 */
+    unsigned char *base = malloc((size_t)n * size), *got = malloc((size_t)n * size),
+                  *want = malloc((size_t)m * size);
+    for (size_t i = 0; i < (size_t)n * size; i++) base[i] = (unsigned char)(i * 7 + 1);
+    if (dtype == KILN_BOOL)
+      for (int64_t i = 0; i < n; i++) base[i] = (unsigned char)(i % 2);
+    kiln_array *a = NULL, *view = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, dtype, 1, &n, NULL, base, &a));
+    kiln_slice slice = {300, 0, -3};
+    REQUIRE_OK(kiln_array_slice(a, 1, &slice, &view));
+    CHECK(kiln_array_size(view) == m);
+    kiln_random_generator *gen = NULL, *host = NULL;
+    REQUIRE_OK(kiln_random_generator_create(900 + c, &gen));
+    REQUIRE_OK(kiln_random_generator_create(900 + c, &host));
+    CHECK_OK(draw(cases[c].kind, gen, NULL, dtype, kiln_operand_array(view), NULL));
+    CHECK_OK(draw(cases[c].kind, host, NULL, dtype,
+                  kiln_operand_host_output(want, dtype, 1, &m, NULL), NULL));
+    CHECK_OK(kiln_array_to_host(a, got, NULL));
+    for (int64_t i = 0; i < n; i++) {
+      int in_view = i >= 3 && i % 3 == 0;
+      const unsigned char *expect = in_view ? want + (size_t)((300 - i) / 3) * size
+                                            : base + (size_t)i * size;
+      CHECK_MSG(memcmp(got + (size_t)i * size, expect, size) == 0, "%s %s element %lld",
+                kind_names[cases[c].kind], kiln_dtype_name(dtype), (long long)i);
+    }
+    kiln_random_generator_release(gen);
+    kiln_random_generator_release(host);
+    kiln_array_release(view);
+    kiln_array_release(a);
+    free(base);
+    free(got);
+    free(want);
+  }
+}
+
 static void test_empty_output(kiln_context *ctx) {
   int64_t zero = 0;
   kiln_array *a = NULL;
@@ -754,6 +802,7 @@ static const harness_test tests[] = {
     {"device_equals_host_large", test_device_equals_host_large},
     {"positions_advance", test_positions_advance},
     {"views", test_views},
+    {"strided_every_kind", test_strided_every_kind},
     {"empty_output", test_empty_output},
     {"kernel_functions", test_kernel_functions},
     {"statistics", test_statistics},
