@@ -25,6 +25,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_timing import cuda_median_ms  # noqa: E402
+
 
 def args():
     nums = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -47,20 +50,8 @@ def args():
 def cupy_rows(n, repeats):
     import cupy as cp
 
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-
     def timed(f):
-        for _ in range(3):
-            f()
-        cp.cuda.Device().synchronize()
-        ms = []
-        for _ in range(repeats):
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, stop))
-        return statistics.median(ms)
+        return cuda_median_ms(cp, f, repeats)
 
     gen = cp.random.Generator(cp.random.Philox4x3210(20261127))
     out32 = cp.empty(n, dtype=cp.float32)
