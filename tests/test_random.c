@@ -258,6 +258,40 @@ static void test_strided_every_kind(kiln_context *ctx) {
   }
 }
 
+/* Contiguous views that start off a 16-byte boundary (scalar stores) and
+ * on one (one vector store per block), for 4- and 8-byte dtypes. */
+static void test_contiguous_offsets(kiln_context *ctx) {
+  static const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_UINT32, KILN_FLOAT64, KILN_INT64};
+  for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; t++)
+    for (int64_t start = 0; start < 5; start++) {
+      kiln_dtype dtype = dtypes[t];
+      size_t size = kiln_dtype_size(dtype);
+      int64_t n = 41, m = n - start;
+      kiln_array *a = NULL, *view = NULL;
+      REQUIRE_OK(kiln_array_zeros(ctx, dtype, 1, &n, &a));
+      kiln_slice slice = {start, n, 1};
+      REQUIRE_OK(kiln_array_slice(a, 1, &slice, &view));
+      unsigned char got[41 * 8], want[41 * 8], zero[41 * 8] = {0};
+      kiln_random_generator *gen = NULL, *host = NULL;
+      REQUIRE_OK(kiln_random_generator_create(40 + (uint64_t)start, &gen));
+      REQUIRE_OK(kiln_random_generator_create(40 + (uint64_t)start, &host));
+      int kind = kiln_dtype_is_float(dtype) ? STANDARD_NORMAL : INTEGERS;
+      CHECK_OK(draw(kind, gen, NULL, dtype, kiln_operand_array(view), NULL));
+      CHECK_OK(draw(kind, host, NULL, dtype, kiln_operand_host_output(want, dtype, 1, &m, NULL),
+                    NULL));
+      CHECK_OK(kiln_array_to_host(a, got, NULL));
+      CHECK_MSG(memcmp(got, zero, (size_t)start * size) == 0 || start == 0,
+                "%s from %lld: elements before the view written (%g)", kiln_dtype_name(dtype), (long long)start, harness_get(got, dtype, 0));
+      CHECK_MSG(memcmp(got + (size_t)start * size, want, (size_t)m * size) == 0,
+                "%s view from %lld differs from the host", kiln_dtype_name(dtype),
+                (long long)start);
+      kiln_random_generator_release(gen);
+      kiln_random_generator_release(host);
+      kiln_array_release(view);
+      kiln_array_release(a);
+    }
+}
+
 static void test_empty_output(kiln_context *ctx) {
   int64_t zero = 0;
   kiln_array *a = NULL;
@@ -803,6 +837,7 @@ static const harness_test tests[] = {
     {"positions_advance", test_positions_advance},
     {"views", test_views},
     {"strided_every_kind", test_strided_every_kind},
+    {"contiguous_offsets", test_contiguous_offsets},
     {"empty_output", test_empty_output},
     {"kernel_functions", test_kernel_functions},
     {"statistics", test_statistics},
