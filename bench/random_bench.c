@@ -61,20 +61,19 @@ static void run(bench *b, op_kind op) {
   }
 }
 
+typedef struct timed_op {
+  bench *b;
+  op_kind op;
+} timed_op;
+
+static void run_timed(void *data) {
+  timed_op *t = data;
+  run(t->b, t->op);
+}
+
 static double time_op(bench *b, op_kind op, int repeats) {
-  for (int w = 0; w < 2; w++) run(b, op);
-  BENCH_CHECK(kiln_context_synchronize(b->ctx));
-  double *ms = malloc((size_t)repeats * sizeof *ms);
-  for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(b->start, NULL));
-    run(b, op);
-    BENCH_CHECK(kiln_event_record(b->stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(b->stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
-  }
-  double median = bench_median(ms, repeats);
-  free(ms);
-  return median;
+  timed_op t = {b, op};
+  return bench_device_ms(b->ctx, b->start, b->stop, repeats, run_timed, &t);
 }
 
 int main(int argc, char **argv) {

@@ -12,7 +12,8 @@ the same size, printed beside kiln's (docs/random.md):
   KILN_BACKEND=opencl (PoCL on this machine's CPU) and, when CuPy is
   present, KILN_BACKEND=cuda; its lines are printed as they are.
 
-Usage: random_peers.py [n [repeats]] [--bench=path/to/random_bench]
+Usage: random_peers.py [n [repeats]] [--bench=path/to/random_bench] (default:
+the first of $KILN_BUILD_DIR, build/, /tmp/kiln-gpu-build that has it)
 (defaults 1e8 for CuPy and kiln on CUDA, n / 10 for NumPy and PoCL, 20).
 Needs NumPy 2.x; CuPy 14 for the CUDA rows.
 """
@@ -24,13 +25,22 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_timing import cuda_median_ms  # noqa: E402
+
 
 def args():
     nums = [a for a in sys.argv[1:] if not a.startswith("--")]
     n = int(float(nums[0])) if nums else 100_000_000
     repeats = int(nums[1]) if len(nums) > 1 else 20
-    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench",
-                         "random_bench")
+    # the build directory: $KILN_BUILD_DIR, the repository's build/, or
+    # ci/gpu.sh's /tmp/kiln-gpu-build, whichever has the program
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    candidates = [os.environ.get("KILN_BUILD_DIR", ""), os.path.join(root, "build"),
+                  "/tmp/kiln-gpu-build"]
+    bench = next((os.path.join(d, "bench", "random_bench") for d in candidates
+                  if d and os.access(os.path.join(d, "bench", "random_bench"), os.X_OK)),
+                 os.path.join(root, "build", "bench", "random_bench"))
     for a in sys.argv[1:]:
         if a.startswith("--bench="):
             bench = a.split("=", 1)[1]
@@ -40,20 +50,8 @@ def args():
 def cupy_rows(n, repeats):
     import cupy as cp
 
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-
     def timed(f):
-        for _ in range(3):
-            f()
-        cp.cuda.Device().synchronize()
-        ms = []
-        for _ in range(repeats):
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, stop))
-        return statistics.median(ms)
+        return cuda_median_ms(cp, f, repeats)
 
     gen = cp.random.Generator(cp.random.Philox4x3210(20261127))
     out32 = cp.empty(n, dtype=cp.float32)

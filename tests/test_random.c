@@ -3,6 +3,8 @@
  * strided and reversed views, host outputs, streams, consecutive calls),
  * statistical checks with fixed seeds, integer bounds and bias, the
  * generator's split/jump, and every bad input. */
+#include <pthread.h>
+
 #include "harness.h"
 
 enum { UNIFORM, STANDARD_NORMAL, NORMAL, LOGNORMAL, EXPONENTIAL, INTEGERS, INTEGERS_WIDE,
@@ -206,6 +208,88 @@ static void test_views(kiln_context *ctx) {
   kiln_array_release(a);
   kiln_random_generator_release(gen);
   kiln_random_generator_release(host);
+}
+
+/* Every kind of value through the strided kernels: a reversed view with
+ * step -3 of a 1-D device array gets the host generator's values in the
+ * view's order, the other elements keep theirs. */
+static void test_strided_every_kind(kiln_context *ctx) {
+  static const struct {
+    int kind;
+    kiln_dtype dtype;
+  } cases[] = {{UNIFORM, KILN_FLOAT16},   {LOGNORMAL, KILN_FLOAT64},
+               {EXPONENTIAL, KILN_FLOAT32}, {INTEGERS, KILN_INT8},
+               {INTEGERS_U64, KILN_UINT64}, {BERNOULLI, KILN_BOOL}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    kiln_dtype dtype = cases[c].dtype;
+    size_t size = kiln_dtype_size(dtype);
+    int64_t n = 301, m = 100; /* elements 300, 297, ..., 3 */
+    unsigned char *base = malloc((size_t)n * size), *got = malloc((size_t)n * size),
+                  *want = malloc((size_t)m * size);
+    for (size_t i = 0; i < (size_t)n * size; i++) base[i] = (unsigned char)(i * 7 + 1);
+    if (dtype == KILN_BOOL)
+      for (int64_t i = 0; i < n; i++) base[i] = (unsigned char)(i % 2);
+    kiln_array *a = NULL, *view = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, dtype, 1, &n, NULL, base, &a));
+    kiln_slice slice = {300, 0, -3};
+    REQUIRE_OK(kiln_array_slice(a, 1, &slice, &view));
+    CHECK(kiln_array_size(view) == m);
+    kiln_random_generator *gen = NULL, *host = NULL;
+    REQUIRE_OK(kiln_random_generator_create(900 + c, &gen));
+    REQUIRE_OK(kiln_random_generator_create(900 + c, &host));
+    CHECK_OK(draw(cases[c].kind, gen, NULL, dtype, kiln_operand_array(view), NULL));
+    CHECK_OK(draw(cases[c].kind, host, NULL, dtype,
+                  kiln_operand_host_output(want, dtype, 1, &m, NULL), NULL));
+    CHECK_OK(kiln_array_to_host(a, got, NULL));
+    for (int64_t i = 0; i < n; i++) {
+      int in_view = i >= 3 && i % 3 == 0;
+      const unsigned char *expect = in_view ? want + (size_t)((300 - i) / 3) * size
+                                            : base + (size_t)i * size;
+      CHECK_MSG(memcmp(got + (size_t)i * size, expect, size) == 0, "%s %s element %lld",
+                kind_names[cases[c].kind], kiln_dtype_name(dtype), (long long)i);
+    }
+    kiln_random_generator_release(gen);
+    kiln_random_generator_release(host);
+    kiln_array_release(view);
+    kiln_array_release(a);
+    free(base);
+    free(got);
+    free(want);
+  }
+}
+
+/* Contiguous views that start off a 16-byte boundary (scalar stores) and
+ * on one (one vector store per block), for 4- and 8-byte dtypes. */
+static void test_contiguous_offsets(kiln_context *ctx) {
+  static const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_UINT32, KILN_FLOAT64, KILN_INT64};
+  for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; t++)
+    for (int64_t start = 0; start < 5; start++) {
+      kiln_dtype dtype = dtypes[t];
+      size_t size = kiln_dtype_size(dtype);
+      int64_t n = 41, m = n - start;
+      kiln_array *a = NULL, *view = NULL;
+      REQUIRE_OK(kiln_array_zeros(ctx, dtype, 1, &n, &a));
+      kiln_slice slice = {start, n, 1};
+      REQUIRE_OK(kiln_array_slice(a, 1, &slice, &view));
+      unsigned char got[41 * 8], want[41 * 8], zero[41 * 8] = {0};
+      kiln_random_generator *gen = NULL, *host = NULL;
+      REQUIRE_OK(kiln_random_generator_create(40 + (uint64_t)start, &gen));
+      REQUIRE_OK(kiln_random_generator_create(40 + (uint64_t)start, &host));
+      int kind = kiln_dtype_is_float(dtype) ? STANDARD_NORMAL : INTEGERS;
+      CHECK_OK(draw(kind, gen, NULL, dtype, kiln_operand_array(view), NULL));
+      CHECK_OK(draw(kind, host, NULL, dtype, kiln_operand_host_output(want, dtype, 1, &m, NULL),
+                    NULL));
+      CHECK_OK(kiln_array_to_host(a, got, NULL));
+      CHECK_MSG(memcmp(got, zero, (size_t)start * size) == 0 || start == 0,
+                "%s from %lld: elements before the view written (%g)", kiln_dtype_name(dtype), (long long)start, harness_get(got, dtype, 0));
+      CHECK_MSG(memcmp(got + (size_t)start * size, want, (size_t)m * size) == 0,
+                "%s view from %lld differs from the host", kiln_dtype_name(dtype),
+                (long long)start);
+      kiln_random_generator_release(gen);
+      kiln_random_generator_release(host);
+      kiln_array_release(view);
+      kiln_array_release(a);
+    }
 }
 
 static void test_empty_output(kiln_context *ctx) {
@@ -539,6 +623,66 @@ static void test_permutation(kiln_context *ctx) {
   kiln_random_generator_release(keys_gen);
 }
 
+/* Threads sharing one generator take disjoint blocks: every value drawn
+ * is the host generator's at some block, and the position counts them
+ * all. */
+typedef struct shared_draw {
+  kiln_random_generator *gen;
+  uint32_t values[200][8];
+  int failures;
+} shared_draw;
+
+static void *draw_in_thread(void *data) {
+  shared_draw *d = data;
+  int64_t eight = 8;
+  for (int k = 0; k < 200; k++)
+    if (kiln_random_integers_u64(d->gen, NULL, 0, UINT32_MAX, 1,
+                                 kiln_operand_host_output(d->values[k], KILN_UINT32, 1, &eight,
+                                                          NULL),
+                                 NULL) != KILN_OK)
+      d->failures++;
+  return NULL;
+}
+
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void test_threads_share_a_generator(kiln_context *ctx) {
+  (void)ctx;
+  enum { THREADS = 4 };
+  kiln_random_generator *gen = NULL, *all = NULL;
+  REQUIRE_OK(kiln_random_generator_create(555, &gen));
+  REQUIRE_OK(kiln_random_generator_create(555, &all));
+  static shared_draw draws[THREADS];
+  pthread_t threads[THREADS];
+  for (int t = 0; t < THREADS; t++) {
+    draws[t].gen = gen;
+    draws[t].failures = 0;
+    CHECK(pthread_create(&threads[t], NULL, draw_in_thread, &draws[t]) == 0);
+  }
+  for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+  CHECK(kiln_random_generator_state(gen).position == THREADS * 200 * 2);
+  /* the multiset of values is the one of a single draw of all blocks */
+  int64_t total = THREADS * 200 * 8;
+  uint32_t *got = malloc((size_t)total * 4), *want = malloc((size_t)total * 4);
+  for (int t = 0; t < THREADS; t++) {
+    CHECK(draws[t].failures == 0);
+    memcpy(got + t * 1600, draws[t].values, sizeof draws[t].values);
+  }
+  CHECK_OK(kiln_random_integers_u64(all, NULL, 0, UINT32_MAX, 1,
+                                    kiln_operand_host_output(want, KILN_UINT32, 1, &total, NULL),
+                                    NULL));
+  qsort(got, (size_t)total, 4, compare_u32);
+  qsort(want, (size_t)total, 4, compare_u32);
+  CHECK(memcmp(got, want, (size_t)total * 4) == 0);
+  free(got);
+  free(want);
+  kiln_random_generator_release(gen);
+  kiln_random_generator_release(all);
+}
+
 /* ---- generators ---- */
 
 static void test_generators(kiln_context *ctx) {
@@ -692,12 +836,15 @@ static const harness_test tests[] = {
     {"device_equals_host_large", test_device_equals_host_large},
     {"positions_advance", test_positions_advance},
     {"views", test_views},
+    {"strided_every_kind", test_strided_every_kind},
+    {"contiguous_offsets", test_contiguous_offsets},
     {"empty_output", test_empty_output},
     {"kernel_functions", test_kernel_functions},
     {"statistics", test_statistics},
     {"integers", test_integers},
     {"permutation", test_permutation},
     {"generators", test_generators},
+    {"threads_share_a_generator", test_threads_share_a_generator},
     {"bad_input", test_bad_input},
     {"other_context", test_other_context},
     {0},

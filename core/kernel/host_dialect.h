@@ -40,9 +40,13 @@ static inline double kiln_uint64_as_double(uint64_t x) {
   memcpy(&d, &x, sizeof d);
   return d;
 }
-/* C rounds each product on its own unless contraction is on: kiln's host
- * files build with -ffp-contract=off (ISO C mode, CMake's C_EXTENSIONS OFF) */
+/* C rounds each product on its own unless contraction is on: GCC does not
+ * contract in ISO C mode (-std=c11: CMake's C_EXTENSIONS OFF), clang obeys
+ * the pragma (kernels/random.kl's bits depend on it) */
 #define kiln_mul_rn(a, b) ((a) * (b))
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push

@@ -166,28 +166,29 @@ kiln_status kiln_random_standard_normal(kiln_random_generator *gen, kiln_context
   return float_draw(gen, ctx, KILN_RANDOM_NORMAL, 0.0, 1.0, out, stream);
 }
 
+/* A draw whose parameter `name` (std, sigma, scale) must be >= 0. */
+static kiln_status scaled_draw(kiln_random_generator *gen, kiln_context *ctx,
+                               kiln_random_kind kind, double a, double b, const char *name,
+                               double value, kiln_operand out, kiln_stream *stream) {
+  if (!(value >= 0))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "random %s: %s (%g) must be >= 0",
+                          kind_names[kind], name, value);
+  return float_draw(gen, ctx, kind, a, b, out, stream);
+}
+
 kiln_status kiln_random_normal(kiln_random_generator *gen, kiln_context *ctx, double mean,
                                double std, kiln_operand out, kiln_stream *stream) {
-  if (!(std >= 0))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "random normal: std (%g) must be >= 0", std);
-  return float_draw(gen, ctx, KILN_RANDOM_NORMAL, mean, std, out, stream);
+  return scaled_draw(gen, ctx, KILN_RANDOM_NORMAL, mean, std, "std", std, out, stream);
 }
 
 kiln_status kiln_random_lognormal(kiln_random_generator *gen, kiln_context *ctx, double mean,
                                   double sigma, kiln_operand out, kiln_stream *stream) {
-  if (!(sigma >= 0))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "random lognormal: sigma (%g) must be >= 0", sigma);
-  return float_draw(gen, ctx, KILN_RANDOM_LOGNORMAL, mean, sigma, out, stream);
+  return scaled_draw(gen, ctx, KILN_RANDOM_LOGNORMAL, mean, sigma, "sigma", sigma, out, stream);
 }
 
 kiln_status kiln_random_exponential(kiln_random_generator *gen, kiln_context *ctx, double scale,
                                     kiln_operand out, kiln_stream *stream) {
-  if (!(scale >= 0))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "random exponential: scale (%g) must be >= 0", scale);
-  return float_draw(gen, ctx, KILN_RANDOM_EXPONENTIAL, scale, 0.0, out, stream);
+  return scaled_draw(gen, ctx, KILN_RANDOM_EXPONENTIAL, scale, 0.0, "scale", scale, out, stream);
 }
 
 /* An integer dtype's bounds, as 64-bit patterns; 0 for other dtypes. */
