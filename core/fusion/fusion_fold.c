@@ -11,7 +11,8 @@
  * stays recorded: a result the program still holds at the end is written
  * then. That order is right because the reduction reads only what the
  * group reads (never what it writes) and writes nothing the group touches;
- * anything else runs the group first, as any other work does.
+ * anything else runs the group first, as any other work does. A reduction
+ * that reads nothing the group writes runs at once the same way.
  *
  * Bits: the map computes each value as the unfused kernel would (same
  * bodies, same casts, no contraction: reductions and ufuncs share the
@@ -71,7 +72,16 @@ int kiln_fusion_group_fold(kiln_fusion_group *g, kiln_stream *stream, const kiln
       any = 1;
     }
   }
-  if (!any) return 0;
+  if (!any) {
+    /* independent of the group (reads nothing it writes, writes nothing it
+     * touches): runs now and leaves the group recorded, so that a chain
+     * and a reduction of its input (a mean beside a sum of squares) still
+     * share one group */
+    for (int j = 0; j < nin; j++)
+      if (group_uses(g, inputs[j]->buffer, 1)) return 0;
+    *status = kiln_rt_run(g->ctx, stream, spec, nkeep, nred, inputs, out, work_group_size, scratch);
+    return 1;
+  }
 
   /* the nodes that lead to the consumed results, and their inputs */
   int *needed = calloc((size_t)g->nnodes, sizeof *needed);

@@ -112,7 +112,8 @@ void kiln_fusion_count_fold(uint64_t nodes);
  * (the inputs are not g's results element for element, the output is
  * memory g touches, too many inputs, a scalar that cannot be a literal, a
  * map that does not compile), and kiln_rt_run goes on. Else 1, *status
- * the reduction's result; g stays recorded. */
+ * the reduction's result; g stays recorded. A reduction independent of g
+ * (reads nothing g writes, writes nothing g touches) runs as it is. */
 int kiln_fusion_group_fold(kiln_fusion_group *g, kiln_stream *stream, const kiln_rt_spec *spec,
                            int nkeep, int nred, const kiln_array *const *inputs,
                            const kiln_array *out, int work_group_size, kiln_rt_scratch *scratch,
