@@ -86,6 +86,15 @@ int kiln_fusion_chain_source(const kiln_fusion_group *g, const int *needed,
  * and nodes that only lead to such outputs are dropped. */
 kiln_status kiln_fusion_group_run(kiln_fusion_group *group, kiln_stream *stream);
 
+/* The fused kernel's source for g at merged ndim, held[o] saying which
+ * outputs are written (for the compile-check catalog: g needs no arrays). */
+kiln_status kiln_fusion_group_source(const kiln_fusion_group *g, const int *held, int ndim,
+                                     kiln_strbuf *out);
+
+/* Appends sample fused kernels to the compile-check catalog
+ * (fusion_catalog.c). */
+kiln_status kiln_fusion_catalog_add(kiln_catalog *catalog);
+
 /* Releases what the group holds and empties it (nothing runs). */
 void kiln_fusion_group_clear(kiln_fusion_group *group);
 

@@ -53,14 +53,12 @@ static void make_view(const kiln_fusion_group *g, const kiln_fusion_access *a, k
   }
 }
 
-/* Held outputs, the nodes that lead to them, and the kernel's operands. */
-static int plan_run(const kiln_fusion_group *g, fused_plan *p, int *needed_nodes) {
+/* The nodes that lead to the held outputs (p->held), and the kernel's
+ * operands; views only when with_views (the group has arrays). */
+static int plan_operands(const kiln_fusion_group *g, fused_plan *p, int *needed_nodes,
+                         int with_views) {
   int value_needed[KILN_FUSION_MAX_ACCESSES];
-  for (int o = 0; o < g->noutputs; o++) {
-    const kiln_array *a = g->outputs[o].array;
-    p->held[o] = atomic_load(&a->refcount) > 1 || atomic_load(&a->buffer->refcount) > 1;
-    value_needed[o] = p->held[o];
-  }
+  for (int o = 0; o < g->noutputs; o++) value_needed[o] = p->held[o];
   int count = 0;
   for (int n = g->nnodes - 1; n >= 0; n--) {
     const kiln_fusion_node *node = &g->nodes[n];
@@ -97,6 +95,7 @@ static int plan_run(const kiln_fusion_group *g, fused_plan *p, int *needed_nodes
     p->output_slot[o] = p->sig.noperands;
     p->sig.dtypes[p->sig.noperands++] = g->outputs[o].dtype;
   }
+  if (!with_views) return count;
   /* views in operand order: inputs by slot, then outputs */
   for (int e = 0; e < g->ninputs; e++)
     if (p->slots.input_slot[e] >= 0) make_view(g, &g->inputs[e], &p->view_storage[p->slots.input_slot[e]]);
@@ -372,12 +371,34 @@ kiln_status kiln_fusion_group_run(kiln_fusion_group *g, kiln_stream *stream) {
   if (!p || !needed) {
     status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   } else {
-    int count = plan_run(g, p, needed);
+    for (int o = 0; o < g->noutputs; o++) {
+      const kiln_array *a = g->outputs[o].array;
+      p->held[o] = atomic_load(&a->refcount) > 1 || atomic_load(&a->buffer->refcount) > 1;
+    }
+    int count = plan_operands(g, p, needed, 1);
     if (count > 0) status = run_fused(g, p, needed, count, stream);
     else log_group(g, p, needed, "dropped (nothing held)");
   }
   free(p);
   free(needed);
   kiln_fusion_group_clear(g);
+  return status;
+}
+
+kiln_status kiln_fusion_group_source(const kiln_fusion_group *g, const int *held, int ndim,
+                                     kiln_strbuf *out) {
+  fused_plan *p = malloc(sizeof *p);
+  int *needed = malloc((size_t)(g->nnodes ? g->nnodes : 1) * sizeof *needed);
+  kiln_status status = KILN_OK;
+  if (!p || !needed) {
+    status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+  } else {
+    memcpy(p->held, held, (size_t)g->noutputs * sizeof *held);
+    plan_operands(g, p, needed, 0);
+    append_source(g, p, needed, ndim, out);
+    status = kiln_strbuf_status(out);
+  }
+  free(p);
+  free(needed);
   return status;
 }
