@@ -20,6 +20,18 @@ static int signature_of(const kiln_ufunc *u, kiln_dtype d) {
   return -1;
 }
 
+/* An empty group over `nodes` with two external inputs of dtype d and
+ * nscalars scalars of d. */
+static void start_group(kiln_fusion_group *g, kiln_fusion_node *nodes, kiln_dtype d,
+                        int nscalars) {
+  memset(g, 0, sizeof *g);
+  g->nodes = nodes;
+  g->inputs[0].dtype = g->inputs[1].dtype = d;
+  g->ninputs = 2;
+  for (int s = 0; s < nscalars; s++) g->scalar_dtypes[s] = d;
+  g->nscalars = nscalars;
+}
+
 /* Appends node (u, inputs) with fresh outputs of dtype d to g. */
 static void add_node(kiln_fusion_group *g, kiln_fusion_node *storage, kiln_ufunc *u,
                      kiln_dtype d, const kiln_fusion_input *inputs) {
@@ -74,12 +86,7 @@ kiln_status kiln_fusion_catalog_add(kiln_catalog *c) {
   if (status == KILN_OK) {
     /* hidden layer: (g / 255) * w, then activate; only the last written */
     kiln_fusion_group g;
-    memset(&g, 0, sizeof g);
-    g.nodes = nodes;
-    g.inputs[0].dtype = g.inputs[1].dtype = KILN_FLOAT32;
-    g.ninputs = 2;
-    g.scalar_dtypes[0] = KILN_FLOAT32;
-    g.nscalars = 1;
+    start_group(&g, nodes, KILN_FLOAT32, 1);
     add_node(&g, nodes, divide, KILN_FLOAT32,
              (kiln_fusion_input[]){{KILN_FUSION_EXTERNAL, 0}, {KILN_FUSION_SCALAR, 0}});
     add_node(&g, nodes, multiply, KILN_FLOAT32,
@@ -90,10 +97,7 @@ kiln_status kiln_fusion_catalog_add(kiln_catalog *c) {
   if (status == KILN_OK) {
     /* float16: a + b kept, split into two written halves, then their sum */
     kiln_fusion_group g;
-    memset(&g, 0, sizeof g);
-    g.nodes = nodes;
-    g.inputs[0].dtype = g.inputs[1].dtype = KILN_FLOAT16;
-    g.ninputs = 2;
+    start_group(&g, nodes, KILN_FLOAT16, 0);
     add_node(&g, nodes, add, KILN_FLOAT16,
              (kiln_fusion_input[]){{KILN_FUSION_EXTERNAL, 0}, {KILN_FUSION_EXTERNAL, 1}});
     add_node(&g, nodes, split, KILN_FLOAT16, (kiln_fusion_input[]){{KILN_FUSION_VALUE, 0}});
