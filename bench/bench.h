@@ -37,20 +37,23 @@ static inline double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The median over `repeats` runs of run(data)'s device time, each between
- * two events recorded on the default stream, after two warm-up runs. */
-static inline double bench_device_ms(kiln_context *ctx, kiln_event *start, kiln_event *stop,
-                                     int repeats, void (*run)(void *data), void *data) {
-  for (int w = 0; w < 2; w++) run(data);
-  BENCH_CHECK(kiln_context_synchronize(ctx));
-  double *ms = malloc((size_t)repeats * sizeof *ms);
+/* The median device time (ms) of `repeats` runs of run(data), each between
+ * two events recorded on the default stream, after two unmeasured runs
+ * (compiles, pool). */
+static inline double bench_device_median_ms(kiln_event *start, kiln_event *stop, int repeats,
+                                            void (*run)(void *data), void *data) {
+  run(data);
+  run(data);
+  double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
   if (!ms) exit(1);
   for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(start, NULL));
+    if (kiln_event_record(start, NULL) != KILN_OK) exit(1);
     run(data);
-    BENCH_CHECK(kiln_event_record(stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[r]));
+    if (kiln_event_record(stop, NULL) != KILN_OK || kiln_event_synchronize(stop) != KILN_OK ||
+        kiln_event_elapsed_ms(start, stop, &ms[r]) != KILN_OK) {
+      fprintf(stderr, "timing failed: %s\n", kiln_last_error());
+      exit(1);
+    }
   }
   double median = bench_median(ms, repeats);
   free(ms);

@@ -73,7 +73,7 @@ static void run_timed(void *data) {
 
 static double time_op(bench *b, op_kind op, int repeats) {
   timed_op t = {b, op};
-  return bench_device_ms(b->ctx, b->start, b->stop, repeats, run_timed, &t);
+  return bench_device_median_ms(b->start, b->stop, repeats, run_timed, &t);
 }
 
 int main(int argc, char **argv) {

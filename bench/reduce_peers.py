@@ -19,6 +19,7 @@ import sys
 import time
 
 import numpy as np
+from peer_timing import cupy_median_ms
 
 
 def args():
@@ -40,20 +41,8 @@ def cupy_times(n, rows, cols, repeats):
     x = cp.full(n, 0.5, dtype=cp.float32)
     y = cp.empty_like(x)
     m = cp.full((rows, cols), 0.5, dtype=cp.float32)
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-
     def timed(f):
-        for _ in range(3):
-            f()
-        cp.cuda.Device().synchronize()
-        ms = []
-        for _ in range(repeats):
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, stop))
-        return statistics.median(ms)
+        return cupy_median_ms(cp, f, repeats)
 
     ops = [
         ("copy (reference)", lambda: cp.copyto(y, x), n * 8),

@@ -55,7 +55,7 @@ done
 # The same engine on NVIDIA's OpenCL: ufuncs against raw kernels, the
 # reductions, random arrays (their device == host check), and matmul through CLBlast when carried (.carry/libclblast.so.1)
 clblast=$(ls "$root"/.carry/libclblast.so.1 2>/dev/null)
-for b in ufunc_bench reduce_bench matmul_bench random_bench; do
+for b in ufunc_bench reduce_bench matmul_bench random_bench fusion_bench; do
   echo "== $b (NVIDIA OpenCL)"
   env KILN_BACKEND=opencl KILN_OPENCL_PLATFORM=NVIDIA ${clblast:+KILN_CLBLAST_PATH=$clblast} \
     timeout 300 "$build/bench/$b" 2>&1 | tee -a "$out/bench-opencl.log"

@@ -270,7 +270,7 @@ static void test_random_programs(kiln_context *ctx) {
   REQUIRE_OK(kiln_ufunc_create(ctx, "fusion_split", 2, split_sigs, SPLIT_BODY, NULL, &f.split));
   kiln_fusion_counters before, after;
   kiln_fusion_counters_get(&before);
-  int programs = 8, compared = 0;
+  int programs = 5, compared = 0;
   for (int p = 0; p < programs; p++) {
     unsigned char *plain[MAX_VALUES], *fused[MAX_VALUES];
     size_t plain_sizes[MAX_VALUES], fused_sizes[MAX_VALUES];
@@ -548,6 +548,137 @@ static void test_threads(kiln_context *ctx) {
   kiln_ufunc_release(add);
 }
 
+
+/* ---- reductions fed by a chain ---------------------------------------------------- */
+
+/* sqrt(sum(x*x)), a 2-D chain with a broadcast row and a scalar reduced
+ * over each axis (sum, max), its argmax, and a custom map/reduce/post
+ * reduction over it with a second, plain input; all compared with the
+ * unfused calls bit for bit and the norm with C. */
+typedef struct reduce_results {
+  unsigned char *norm, *col_sum, *row_max, *arg, *custom;
+  size_t col_bytes, row_bytes;
+} reduce_results;
+
+static void reductions_once(kiln_context *ctx, kiln_array *x, kiln_array *a, kiln_array *b,
+                            kiln_array *c, kiln_reduction *custom, reduce_results *r) {
+  kiln_ufunc *multiply = builtin(ctx, "multiply"), *add = builtin(ctx, "add");
+  kiln_ufunc *sqrt_u = builtin(ctx, "sqrt"), *subtract = builtin(ctx, "subtract");
+  kiln_ufunc *maximum = builtin(ctx, "maximum"), *tanh_u = builtin(ctx, "tanh");
+  kiln_array *t = NULL, *s = NULL, *norm = NULL, *d = NULL, *e = NULL;
+  kiln_array *col = NULL, *row = NULL, *arg = NULL, *cus = NULL;
+  CHECK_OK(kiln_fusion_begin(ctx, NULL));
+  CHECK_OK(call2(multiply, kiln_operand_array(x), kiln_operand_array(x), kiln_operand_new(&t),
+                 NULL));
+  kiln_reduce_options all = kiln_reduce_all();
+  CHECK_OK(kiln_ufunc_reduce(add, kiln_operand_array(t), kiln_operand_new(&s), &all, NULL));
+  kiln_array_release(t);
+  CHECK_OK(call1(sqrt_u, kiln_operand_array(s), kiln_operand_new(&norm), NULL));
+  kiln_array_release(s);
+  /* e = tanh((a - b) * 2.5), a (M, N) float32, b (N,) float64 */
+  CHECK_OK(call2(subtract, kiln_operand_array(a), kiln_operand_array(b), kiln_operand_new(&d),
+                 NULL));
+  CHECK_OK(call2(multiply, kiln_operand_array(d), kiln_operand_float(2.5), kiln_operand_new(&e),
+                 NULL));
+  kiln_array_release(d);
+  CHECK_OK(call1(tanh_u, kiln_operand_array(e), kiln_operand_array(e), NULL));
+  kiln_reduce_options axis0 = kiln_reduce_axis(0), axis1 = kiln_reduce_axis(1);
+  CHECK_OK(kiln_ufunc_reduce(add, kiln_operand_array(e), kiln_operand_new(&col), &axis0, NULL));
+  CHECK_OK(kiln_ufunc_reduce(maximum, kiln_operand_array(e), kiln_operand_new(&row), &axis1,
+                             NULL));
+  CHECK_OK(kiln_argmax(ctx, kiln_operand_array(e), kiln_operand_new(&arg), &all, NULL));
+  kiln_operand in[2] = {kiln_operand_array(e), kiln_operand_array(c)};
+  CHECK_OK(kiln_reduction_call(custom, 2, in, kiln_operand_new(&cus), &all, NULL));
+  kiln_array_release(e);
+  CHECK_OK(kiln_fusion_end(ctx, NULL));
+  if (norm && col && row && arg && cus) {
+    r->norm = download(norm);
+    r->col_sum = download(col);
+    r->row_max = download(row);
+    r->arg = download(arg);
+    r->custom = download(cus);
+    r->col_bytes = (size_t)kiln_array_nbytes(col);
+    r->row_bytes = (size_t)kiln_array_nbytes(row);
+  }
+  kiln_array_release(norm);
+  kiln_array_release(col);
+  kiln_array_release(row);
+  kiln_array_release(arg);
+  kiln_array_release(cus);
+  kiln_ufunc_release(multiply);
+  kiln_ufunc_release(add);
+  kiln_ufunc_release(sqrt_u);
+  kiln_ufunc_release(subtract);
+  kiln_ufunc_release(maximum);
+  kiln_ufunc_release(tanh_u);
+}
+
+static void test_reductions(kiln_context *ctx) {
+  int64_t n = 100003, shape[2] = {37, 129}, row_shape[1] = {129};
+  float *host = malloc((size_t)n * 4);
+  harness_fill_random(host, KILN_FLOAT32, n, -2, 2);
+  kiln_array *x = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &x));
+  kiln_array *a = upload(ctx, KILN_FLOAT32, 2, shape, -1, 1);
+  kiln_array *b = upload(ctx, KILN_FLOAT64, 1, row_shape, -1, 1);
+  kiln_array *c = upload(ctx, KILN_FLOAT32, 2, shape, 0.5, 2);
+  kiln_reduction_desc desc = {
+      .name = "weighted_abs", .signature = "float64(float64 v, float32 w)",
+      .accumulator = KILN_FLOAT64, .map_expr = "fabs(v) * w", .reduce_expr = "a + b",
+      .post_expr = "a / 2", .identity = "0"};
+  kiln_reduction *custom = NULL;
+  REQUIRE_OK(kiln_reduction_create(ctx, &desc, &custom));
+  reduce_results plain = {0}, fused = {0};
+  set_fusion(0);
+  reductions_once(ctx, x, a, b, c, custom, &plain);
+  set_fusion(1);
+  kiln_fusion_counters before, after;
+  kiln_fusion_counters_get(&before);
+  reductions_once(ctx, x, a, b, c, custom, &fused);
+  kiln_fusion_counters_get(&after);
+  printf("  %llu reductions folded %llu calls\n",
+         (unsigned long long)(after.folds - before.folds),
+         (unsigned long long)(after.folded - before.folded));
+  CHECK(after.folds - before.folds == 5);
+  if (plain.norm && fused.norm) {
+    CHECK_MSG(memcmp(plain.norm, fused.norm, 4) == 0, "norm bits differ");
+    CHECK_MSG(memcmp(plain.col_sum, fused.col_sum, plain.col_bytes) == 0, "column sums differ");
+    CHECK_MSG(memcmp(plain.row_max, fused.row_max, plain.row_bytes) == 0, "row maxima differ");
+    CHECK_MSG(memcmp(plain.arg, fused.arg, 8) == 0, "argmax differs");
+    CHECK_MSG(memcmp(plain.custom, fused.custom, 8) == 0, "custom reduction differs");
+    double want = 0;
+    for (int64_t i = 0; i < n; i++) want += (double)(host[i] * host[i]);
+    float got;
+    memcpy(&got, fused.norm, 4);
+    CHECK_CLOSE(got, sqrt(want), 1e-5, 0);
+  } else {
+    CHECK_MSG(0, "a reduction produced no result");
+  }
+  free(plain.norm), free(plain.col_sum), free(plain.row_max), free(plain.arg), free(plain.custom);
+  free(fused.norm), free(fused.col_sum), free(fused.row_max), free(fused.arg), free(fused.custom);
+  kiln_reduction_release(custom);
+  kiln_array_release(x);
+  kiln_array_release(a);
+  kiln_array_release(b);
+  kiln_array_release(c);
+  free(host);
+}
+
+/* The compile-check catalog's fused samples (NVRTC and hiprtc build them
+ * in CI) compile on this backend too. */
+static void test_catalog_sources(kiln_context *ctx) {
+  kiln_catalog catalog = {0};
+  CHECK_OK(kiln_fusion_catalog_add(&catalog));
+  CHECK(catalog.count == 4);
+  for (int i = 0; i < catalog.count; i++) {
+    kiln_kernel *k = NULL;
+    CHECK_MSG(kiln_kernel_create(ctx, catalog.entries[i].source, "kiln_fused", NULL, &k) == KILN_OK,
+              "%s: %s", catalog.entries[i].name, kiln_last_error());
+    kiln_kernel_release(k);
+  }
+  kiln_catalog_free(&catalog);
+}
+
 static const harness_test tests[] = {
     {"hidden_layer", test_hidden_layer},
     {"random_programs", test_random_programs},
@@ -556,6 +687,8 @@ static const harness_test tests[] = {
     {"errors_in_scope", test_errors_in_scope},
     {"fallback_unfused", test_fallback_unfused},
     {"threads", test_threads},
+    {"reductions", test_reductions},
+    {"catalog_sources", test_catalog_sources},
     {0},
 };
 

@@ -1,6 +1,7 @@
 /* core/catalog/generated_kernels.c */
 #include "core/catalog/generated_kernels.h"
 #include "core/codegen/elementwise.h"
+#include "core/fusion/fusion_internal.h"
 #include "core/gufunc/gufunc_internal.h"
 #include "core/linalg/linalg_internal.h"
 #include "core/random/random_internal.h"
@@ -16,6 +17,7 @@ static const family_adder families[] = {
     kiln_gufunc_catalog_add,
     kiln_reduce_catalog_add,
     kiln_random_catalog_add,
+    kiln_fusion_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

@@ -942,9 +942,17 @@ static int vector_fits(kiln_context *ctx, const kiln_array *input, const kiln_ew
   return 1;
 }
 
+static _Atomic(kiln_rt_folder) folder;
+
+void kiln_rt_set_folder(kiln_rt_folder f) { atomic_store(&folder, f); }
+
 kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec, int nkeep,
                         int nred, const kiln_array *const *inputs, const kiln_array *out,
                         int work_group_size, kiln_rt_scratch *scratch) {
+  kiln_rt_folder fold = atomic_load_explicit(&folder, memory_order_acquire);
+  kiln_status folded = KILN_OK;
+  if (fold && fold(ctx, stream, spec, nkeep, nred, inputs, out, work_group_size, scratch, &folded))
+    return folded;
   int nin = spec->ninputs;
   if (nin < 1 || nin > KILN_RT_MAX_INPUTS)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "reduction of %d inputs (1..%d)", nin,

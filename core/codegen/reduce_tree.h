@@ -67,6 +67,16 @@ kiln_status kiln_rt_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_sp
                         int nred, const kiln_array *const *inputs, const kiln_array *out,
                         int work_group_size, kiln_rt_scratch *scratch);
 
+/* A folder of reductions into recorded work above this layer (core/fusion/
+ * sets it; codegen knows nothing of fusion): called first by kiln_rt_run
+ * with its arguments, it returns 1 when it ran the reduction itself
+ * (*status is then the result), 0 when kiln_rt_run goes on. */
+typedef int (*kiln_rt_folder)(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
+                              int nkeep, int nred, const kiln_array *const *inputs,
+                              const kiln_array *out, int work_group_size,
+                              kiln_rt_scratch *scratch, kiln_status *status);
+void kiln_rt_set_folder(kiln_rt_folder folder);
+
 /* One pass's kernel: first reads the inputs through the map (else acc
  * partials); last writes out through post (else acc partials); col: 0 the
  * row variant, 1 the column variant, KILN_RT_SERIAL one work-item per

@@ -15,6 +15,7 @@
  * The source is a function of the graph's structure, dtypes and merged
  * layout only (values are kernel arguments), so it is also the program's
  * key in the context's cache, in memory and on disk. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,8 @@ void kiln_fusion_group_clear(kiln_fusion_group *g) {
 /* What one run needs, worked out from the group. */
 typedef struct fused_plan {
   int held[KILN_FUSION_MAX_ACCESSES];
-  int input_slot[KILN_FUSION_MAX_ACCESSES];  /* ew operand of group input e, -1 unused */
+  kiln_fusion_slots slots;                   /* ew operands of inputs, scalars */
   int output_slot[KILN_FUSION_MAX_ACCESSES]; /* ew operand of group output o, -1 kept */
-  int scalar_slot[KILN_EW_MAX_SCALARS];
   kiln_ew_signature sig;
   const kiln_array *views[KILN_EW_MAX_OPERANDS];
   kiln_array view_storage[KILN_EW_MAX_OPERANDS];
@@ -53,14 +53,12 @@ static void make_view(const kiln_fusion_group *g, const kiln_fusion_access *a, k
   }
 }
 
-/* Held outputs, the nodes that lead to them, and the kernel's operands. */
-static int plan_run(const kiln_fusion_group *g, fused_plan *p, int *needed_nodes) {
+/* The nodes that lead to the held outputs (p->held), and the kernel's
+ * operands; views only when with_views (the group has arrays). */
+static int plan_operands(const kiln_fusion_group *g, fused_plan *p, int *needed_nodes,
+                         int with_views) {
   int value_needed[KILN_FUSION_MAX_ACCESSES];
-  for (int o = 0; o < g->noutputs; o++) {
-    const kiln_array *a = g->outputs[o].array;
-    p->held[o] = atomic_load(&a->refcount) > 1 || atomic_load(&a->buffer->refcount) > 1;
-    value_needed[o] = p->held[o];
-  }
+  for (int o = 0; o < g->noutputs; o++) value_needed[o] = p->held[o];
   int count = 0;
   for (int n = g->nnodes - 1; n >= 0; n--) {
     const kiln_fusion_node *node = &g->nodes[n];
@@ -72,18 +70,19 @@ static int plan_run(const kiln_fusion_group *g, fused_plan *p, int *needed_nodes
       if (node->inputs[j].source == KILN_FUSION_VALUE) value_needed[node->inputs[j].index] = 1;
   }
   memset(&p->sig, 0, sizeof p->sig);
-  for (int e = 0; e < g->ninputs; e++) p->input_slot[e] = -1;
-  for (int s = 0; s < g->nscalars; s++) p->scalar_slot[s] = -1;
+  p->slots.literal_scalars = 0;
+  for (int e = 0; e < g->ninputs; e++) p->slots.input_slot[e] = -1;
+  for (int s = 0; s < g->nscalars; s++) p->slots.scalar_slot[s] = -1;
   for (int n = 0; n < g->nnodes; n++) {
     if (!needed_nodes[n]) continue;
     const kiln_fusion_node *node = &g->nodes[n];
     for (int j = 0; j < node->ufunc->nin; j++) {
       const kiln_fusion_input *in = &node->inputs[j];
-      if (in->source == KILN_FUSION_EXTERNAL && p->input_slot[in->index] < 0) {
-        p->input_slot[in->index] = p->sig.ninputs;
+      if (in->source == KILN_FUSION_EXTERNAL && p->slots.input_slot[in->index] < 0) {
+        p->slots.input_slot[in->index] = p->sig.ninputs;
         p->sig.dtypes[p->sig.ninputs++] = g->inputs[in->index].dtype;
-      } else if (in->source == KILN_FUSION_SCALAR && p->scalar_slot[in->index] < 0) {
-        p->scalar_slot[in->index] = p->sig.nscalars;
+      } else if (in->source == KILN_FUSION_SCALAR && p->slots.scalar_slot[in->index] < 0) {
+        p->slots.scalar_slot[in->index] = p->sig.nscalars;
         p->scalars[p->sig.nscalars] = g->scalars[in->index];
         p->sig.scalar_dtypes[p->sig.nscalars++] = g->scalar_dtypes[in->index];
       }
@@ -96,9 +95,10 @@ static int plan_run(const kiln_fusion_group *g, fused_plan *p, int *needed_nodes
     p->output_slot[o] = p->sig.noperands;
     p->sig.dtypes[p->sig.noperands++] = g->outputs[o].dtype;
   }
+  if (!with_views) return count;
   /* views in operand order: inputs by slot, then outputs */
   for (int e = 0; e < g->ninputs; e++)
-    if (p->input_slot[e] >= 0) make_view(g, &g->inputs[e], &p->view_storage[p->input_slot[e]]);
+    if (p->slots.input_slot[e] >= 0) make_view(g, &g->inputs[e], &p->view_storage[p->slots.input_slot[e]]);
   for (int o = 0; o < g->noutputs; o++)
     if (p->output_slot[o] >= 0) make_view(g, &g->outputs[o], &p->view_storage[p->output_slot[o]]);
   for (int k = 0; k < p->sig.noperands; k++) p->views[k] = &p->view_storage[k];
@@ -148,11 +148,35 @@ static void append_preamble(const kiln_fusion_group *g, const int *needed, const
   }
 }
 
+/* A scalar of the group as a literal of the kernel language (reductions
+ * take no scalar arguments): exact hex floats for finite float32/float64,
+ * the two's complement bits for integers; 0 for other dtypes. */
+static int scalar_literal(kiln_dtype d, const unsigned char *bytes, char *out, size_t size) {
+  if (d == KILN_FLOAT32) {
+    float f;
+    memcpy(&f, bytes, sizeof f);
+    if (!isfinite(f)) return 0;
+    snprintf(out, size, "(%af)", (double)f);
+  } else if (d == KILN_FLOAT64) {
+    double f;
+    memcpy(&f, bytes, sizeof f);
+    if (!isfinite(f)) return 0;
+    snprintf(out, size, "(%a)", f);
+  } else if (!kiln_dtype_is_float(d) && !kiln_dtype_is_complex(d)) { /* bool, integers */
+    uint64_t u = 0;
+    memcpy(&u, bytes, kiln_dtype_size(d)); /* little-endian hosts, as the kernel arguments */
+    snprintf(out, size, "((%s)%lluULL)", kiln_dtype_kernel_type(d), (unsigned long long)u);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 /* Node n as statements: the unfused kernel's call (ufunc_codegen.c's
  * append_loop_body) with its inputs from loads, registers or scalars and
  * its results into registers f<output>. */
-static void append_node(const kiln_fusion_group *g, const fused_plan *p, int n, int pair,
-                        kiln_strbuf *b) {
+static int append_node(const kiln_fusion_group *g, const kiln_fusion_slots *p, int n, int pair,
+                       kiln_strbuf *b) {
   const kiln_fusion_node *node = &g->nodes[n];
   const kiln_ufunc *u = node->ufunc;
   const kiln_ufunc_sig *s = &u->sigs[node->signature];
@@ -169,7 +193,10 @@ static void append_node(const kiln_fusion_group *g, const fused_plan *p, int n, 
   kiln_strbuf_appendf(b, "%skiln_fz%d_body(", s->returns_value ? "kiln_r0 = " : "", pair);
   for (int j = 0; j < nin; j++) {
     const kiln_fusion_input *in = &node->inputs[j];
-    if (in->source == KILN_FUSION_SCALAR) {
+    if (in->source == KILN_FUSION_SCALAR && p->literal_scalars) {
+      if (!scalar_literal(g->scalar_dtypes[in->index], g->scalars[in->index], cast, sizeof cast))
+        return 0;
+    } else if (in->source == KILN_FUSION_SCALAR) {
       snprintf(value, sizeof value, "s%d", p->scalar_slot[in->index]);
       kiln_ew_load_expression(s->dtypes[j], value, cast, sizeof cast);
     } else {
@@ -200,22 +227,32 @@ static void append_node(const kiln_fusion_group *g, const fused_plan *p, int n, 
     kiln_strbuf_appendf(b, "      f%d = %s;\n", o, cast);
   }
   kiln_strbuf_append(b, "    }\n");
+  return 1;
+}
+
+int kiln_fusion_chain_source(const kiln_fusion_group *g, const int *needed,
+                             const kiln_fusion_slots *slots, kiln_strbuf *functions,
+                             kiln_strbuf *body) {
+  int pair[1024];
+  int *pairs = g->nnodes <= 1024 ? pair : malloc((size_t)g->nnodes * sizeof *pairs);
+  if (!pairs) {
+    functions->failed = 1;
+    return 1;
+  }
+  number_pairs(g, needed, pairs);
+  append_preamble(g, needed, pairs, functions);
+  int ok = 1;
+  for (int n = 0; n < g->nnodes && ok; n++)
+    if (needed[n]) ok = append_node(g, slots, n, pairs[n], body);
+  if (pairs != pair) free(pairs);
+  return ok;
 }
 
 static void append_source(const kiln_fusion_group *g, const fused_plan *p, const int *needed,
                           int ndim, kiln_strbuf *out) {
-  int pair[1024];
-  int *pairs = g->nnodes <= 1024 ? pair : malloc((size_t)g->nnodes * sizeof *pairs);
-  if (!pairs) {
-    out->failed = 1;
-    return;
-  }
-  number_pairs(g, needed, pairs);
   kiln_strbuf preamble = {0}, body = {0};
-  append_preamble(g, needed, pairs, &preamble);
   kiln_strbuf_append(&body, "\n");
-  for (int n = 0; n < g->nnodes; n++)
-    if (needed[n]) append_node(g, p, n, pairs[n], &body);
+  kiln_fusion_chain_source(g, needed, &p->slots, &preamble, &body);
   for (int o = 0; o < g->noutputs; o++)
     if (p->output_slot[o] >= 0) kiln_strbuf_appendf(&body, "    v%d = f%d;\n", p->output_slot[o], o);
   kiln_strbuf_append(&body, "   ");
@@ -223,7 +260,6 @@ static void append_source(const kiln_fusion_group *g, const fused_plan *p, const
   else kiln_ew_source(&p->sig, ndim, "kiln_fused", preamble.data, body.data, out);
   kiln_strbuf_free(&preamble);
   kiln_strbuf_free(&body);
-  if (pairs != pair) free(pairs);
 }
 
 /* ---- running ---------------------------------------------------------------- */
@@ -335,12 +371,34 @@ kiln_status kiln_fusion_group_run(kiln_fusion_group *g, kiln_stream *stream) {
   if (!p || !needed) {
     status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   } else {
-    int count = plan_run(g, p, needed);
+    for (int o = 0; o < g->noutputs; o++) {
+      const kiln_array *a = g->outputs[o].array;
+      p->held[o] = atomic_load(&a->refcount) > 1 || atomic_load(&a->buffer->refcount) > 1;
+    }
+    int count = plan_operands(g, p, needed, 1);
     if (count > 0) status = run_fused(g, p, needed, count, stream);
     else log_group(g, p, needed, "dropped (nothing held)");
   }
   free(p);
   free(needed);
   kiln_fusion_group_clear(g);
+  return status;
+}
+
+kiln_status kiln_fusion_group_source(const kiln_fusion_group *g, const int *held, int ndim,
+                                     kiln_strbuf *out) {
+  fused_plan *p = malloc(sizeof *p);
+  int *needed = malloc((size_t)(g->nnodes ? g->nnodes : 1) * sizeof *needed);
+  kiln_status status = KILN_OK;
+  if (!p || !needed) {
+    status = kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
+  } else {
+    memcpy(p->held, held, (size_t)g->noutputs * sizeof *held);
+    plan_operands(g, p, needed, 0);
+    append_source(g, p, needed, ndim, out);
+    status = kiln_strbuf_status(out);
+  }
+  free(p);
+  free(needed);
   return status;
 }

@@ -33,7 +33,12 @@ static atomic_int open_scopes;     /* enabled ones: the hooks' fast test */
 static _Thread_local int running;  /* this thread is running a group */
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
-static atomic_uint_fast64_t counters[6];
+static atomic_uint_fast64_t counters[8];
+
+void kiln_fusion_count_fold(uint64_t nodes) {
+  atomic_fetch_add(&counters[6], 1);
+  atomic_fetch_add(&counters[7], nodes);
+}
 
 void kiln_fusion_count(uint64_t kernels, uint64_t fused, uint64_t unfused, uint64_t stored,
                        uint64_t kept) {
@@ -51,6 +56,8 @@ void kiln_fusion_counters_get(kiln_fusion_counters *out) {
   out->unfused = atomic_load(&counters[3]);
   out->stored = atomic_load(&counters[4]);
   out->kept = atomic_load(&counters[5]);
+  out->folds = atomic_load(&counters[6]);
+  out->folded = atomic_load(&counters[7]);
 }
 
 static fusion_scope *find(kiln_context *ctx, kiln_stream *stream) {
@@ -252,9 +259,29 @@ static kiln_status barrier(kiln_context *ctx, kiln_stream *stream) {
   return status;
 }
 
+/* The reduction folder (kiln_rt_set_folder): a reduction on a stream with
+ * a recorded group may fold the group's chain into its map step. */
+static int fold(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec, int nkeep,
+                int nred, const kiln_array *const *inputs, const kiln_array *out,
+                int work_group_size, kiln_rt_scratch *scratch, kiln_status *status) {
+  if (atomic_load_explicit(&open_scopes, memory_order_acquire) == 0 || running) return 0;
+  int folded = 0;
+  pthread_mutex_lock(&scopes_lock);
+  fusion_scope *s = find(ctx, stream);
+  if (s && s->enabled && s->group.nnodes > 0) {
+    running++;
+    folded = kiln_fusion_group_fold(&s->group, stream, spec, nkeep, nred, inputs, out,
+                                    work_group_size, scratch, status);
+    running--;
+  }
+  pthread_mutex_unlock(&scopes_lock);
+  return folded;
+}
+
 static void install_hooks(void) {
   kiln_ufunc_set_recorder(record);
   kiln_stream_set_barrier(barrier);
+  kiln_rt_set_folder(fold);
 }
 
 /* ---- public ---------------------------------------------------------------- */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/runtime/stream_internal.h"
 #include "core/ufunc/ufunc_internal.h"
 
 static _Atomic(kiln_ufunc_recorder) recorder;
@@ -297,11 +296,7 @@ static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_op
     op->offset = 0;
     memcpy(op->strides, a->strides, sizeof op->strides);
   }
-  if (any_host) {
-    /* recorded work on the stream is queued first (core/fusion/) */
-    KILN_RETURN_IF_ERROR(kiln_stream_barrier(u->ctx, stream));
-    return kiln_ufunc_run_host(u, plan, stream);
-  }
+  if (any_host) return kiln_ufunc_run_host(u, plan, stream); /* synchronizes `stream` first */
   kiln_ufunc_recorder record = atomic_load_explicit(&recorder, memory_order_acquire);
   kiln_status recorded = KILN_OK;
   if (record && record(u, plan, stream, &recorded)) return recorded;

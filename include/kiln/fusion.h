@@ -27,7 +27,11 @@
  * its operands, dispatches and allocates its NEW outputs when it is made,
  * so errors (shapes, dtypes, casting) are reported by the call that caused
  * them, and the arrays it returns are valid at once (a released
- * intermediate's memory is allocated but never read or written).
+ * intermediate's memory is allocated but never read or written). A failure
+ * while running a group (DEVICE, OUT_OF_MEMORY) is returned by whatever ran
+ * it: kiln_fusion_end, or the call that closed the group. End a scope
+ * before releasing its stream or context: an open scope holds references
+ * to the arrays and ufuncs of its calls.
  *
  * KILN_FUSION=0 in the environment (read by each kiln_fusion_begin) makes
  * begin and end do nothing: the same program runs unfused.

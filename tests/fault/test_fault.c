@@ -6,7 +6,7 @@
  * and events, the memory pool and pinned host memory, gufuncs on device
  * and pinned host operands, matrix products, FFTs, reductions, argmax, scans,
  * compaction and custom reductions, native handles, wrapping and DLPack
- * and copies between contexts, random arrays; every kernel also goes through the disk
+ * and copies between contexts, random arrays, a fusion scope with a folded reduction; every kernel also goes through the disk
  * cache, whose loads and stores are backend calls) and each kind of fault (a call into the backend table, a
  * host allocation in kiln), the driver runs the scenario once per n =
  * 1, 2, ... with call n made to fail, on a fresh context, until a run no
@@ -429,6 +429,63 @@ static kiln_status scenario_reduce(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* A fusion scope: x*2 + x (the intermediate released, kept in a
+ * register), its square written, its sum folded into the reduction's map
+ * step; the scope is ended whatever failed. */
+static kiln_status scenario_fusion(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  static float y_host[N];
+  float sum_host = 0;
+  kiln_ufunc *multiply = NULL, *add = NULL;
+  kiln_array *x = NULL, *t1 = NULL, *t2 = NULL, *y = NULL, *sum = NULL;
+  kiln_status s;
+  int open = 0;
+  CREATE(s, kiln_ufunc_builtin(ctx, "multiply", &multiply), multiply);
+  if (s == KILN_OK) CREATE(s, kiln_ufunc_builtin(ctx, "add", &add), add);
+  if (s == KILN_OK) CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &x), x);
+  if (s == KILN_OK) open = (s = kiln_fusion_begin(ctx, NULL)) == KILN_OK;
+  if (s == KILN_OK) {
+    kiln_operand in[2] = {kiln_operand_array(x), kiln_operand_float(2)}, out = kiln_operand_new(&t1);
+    CREATE(s, kiln_ufunc_call(multiply, 2, in, 1, &out, NULL), t1);
+  }
+  if (s == KILN_OK) {
+    kiln_operand in[2] = {kiln_operand_array(t1), kiln_operand_array(x)}, out = kiln_operand_new(&t2);
+    CREATE(s, kiln_ufunc_call(add, 2, in, 1, &out, NULL), t2);
+  }
+  kiln_array_release(t1);
+  if (s == KILN_OK) {
+    kiln_operand in[2] = {kiln_operand_array(t2), kiln_operand_array(t2)}, out = kiln_operand_new(&y);
+    CREATE(s, kiln_ufunc_call(multiply, 2, in, 1, &out, NULL), y);
+  }
+  if (s == KILN_OK)
+    CREATE(s, kiln_ufunc_reduce(add, kiln_operand_array(t2), kiln_operand_new(&sum), NULL, NULL),
+           sum);
+  kiln_array_release(t2);
+  if (open) {
+    kiln_status end = kiln_fusion_end(ctx, NULL);
+    if (s == KILN_OK) s = end;
+  }
+  if (s == KILN_OK) s = kiln_array_to_host(y, y_host, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(sum, &sum_host, NULL);
+  if (s == KILN_OK) {
+    double want = 0, magnitude = 0;
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+      float v = host_x[i] * 2.0f + host_x[i];
+      ok = ok && y_host[i] == v * v;
+      want += v;
+      magnitude += fabs(v);
+    }
+    *correct = ok && fabs(sum_host - want) <= 1e-5 * magnitude;
+  }
+  kiln_array_release(y);
+  kiln_array_release(sum);
+  kiln_array_release(x);
+  kiln_ufunc_release(multiply);
+  kiln_ufunc_release(add);
+  return s;
+}
+
 static void count_release(void *user_data) { ++*(int *)user_data; }
 
 /* An array's native memory wrapped as a second array (released through its
@@ -589,6 +646,7 @@ static void test_fft(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fft"
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 static void test_random(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("random", scenario_random); }
+static void test_fusion(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fusion", scenario_fusion); }
 
 static void test_totals(kiln_context *ctx) {
   (void)ctx;
@@ -608,7 +666,7 @@ static const harness_test tests[] = {
     {"streams", test_streams},       {"memory", test_memory},
     {"gufunc", test_gufunc},         {"matmul", test_matmul},
     {"reduce", test_reduce},         {"interop", test_interop},     {"random", test_random},
-    {"reduce", test_reduce},         {"interop", test_interop},     {"fft", test_fft},
+    {"fft", test_fft},               {"fusion", test_fusion},
     {"totals", test_totals},
     {0}};
 
