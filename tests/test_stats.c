@@ -574,6 +574,159 @@ static void test_norm(kiln_context *ctx) {
   CHECK(r == NULL);
 }
 
+/* arange / linspace: the bits NumPy 2.4 gives (printed by NumPy as integer
+ * views of the values; regenerate with the expressions in the comments). */
+static void check_range(kiln_array *a, kiln_dtype dtype, int64_t n, const uint64_t *bits,
+                        const int64_t *ints, const int64_t *at, int nat, const char *what) {
+  if (!a) {
+    CHECK_MSG(0, "%s: no array", what);
+    return;
+  }
+  CHECK_MSG(kiln_array_dtype(a) == dtype, "%s: dtype %s, NumPy's %s", what,
+            kiln_dtype_name(kiln_array_dtype(a)), kiln_dtype_name(dtype));
+  CHECK_MSG(kiln_array_size(a) == n && kiln_array_ndim(a) == 1, "%s: %lld elements, NumPy's %lld",
+            what, (long long)kiln_array_size(a), (long long)n);
+  if (kiln_array_size(a) != n || kiln_array_dtype(a) != dtype) return;
+  size_t size = kiln_dtype_size(dtype);
+  unsigned char *host = malloc((size_t)(n + 1) * size);
+  CHECK_OK(kiln_array_to_host(a, host, NULL));
+  for (int k = 0; k < (at ? nat : n); k++) {
+    int64_t i = at ? at[k] : k;
+    if (kiln_dtype_is_float(dtype)) {
+      uint64_t b = 0;
+      memcpy(&b, host + i * size, size);
+      CHECK_MSG(b == bits[k], "%s[%lld]: bits %llx, NumPy's %llx (%.17g)", what, (long long)i,
+                (unsigned long long)b, (unsigned long long)bits[k], harness_get(host, dtype, i));
+    } else {
+      CHECK_MSG(harness_get(host, dtype, i) == (double)ints[k], "%s[%lld]: %g, NumPy's %lld", what,
+                (long long)i, harness_get(host, dtype, i), (long long)ints[k]);
+    }
+  }
+  free(host);
+}
+
+static void test_arange_linspace(kiln_context *ctx) {
+  kiln_array *a = NULL;
+  if (has_double(ctx)) {
+    /* np.arange(0, 1, 0.1) */
+    static const uint64_t a01[10] = {0, 4591870180066957722u, 4596373779694328218u,
+                                     4599075939470750516u, 4600877379321698714u,
+                                     4602678819172646912u, 4603579539098121012u,
+                                     4604480259023595111u, 4605380978949069210u,
+                                     4606281698874543309u};
+    CHECK_OK(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(1), kiln_operand_float(0.1),
+                         KILN_DTYPE_COUNT, &a));
+    check_range(a, KILN_FLOAT64, 10, a01, NULL, NULL, 0, "arange(0, 1, 0.1)");
+    kiln_array_release(a);
+    /* np.arange(np.float32(0), np.float32(2), np.float32(0.3)): float64 */
+    static const uint64_t f32args[7] = {0, 4599075939685498880u, 4603579539312869376u,
+                                        4606281699196665856u, 4608083138940239872u,
+                                        4609434218882138112u, 4610785298824036352u};
+    CHECK_OK(kiln_arange(ctx, kiln_operand_float32(0), kiln_operand_float32(2),
+                         kiln_operand_float32(0.3f), KILN_DTYPE_COUNT, &a));
+    check_range(a, KILN_FLOAT64, 7, f32args, NULL, NULL, 0, "arange(float32 args)");
+    kiln_array_release(a);
+    /* np.arange(1e-3, 1.0, 0.0123): 82 values, some of them */
+    static const int64_t at[4] = {0, 1, 40, 81};
+    static const uint64_t m[4] = {4562254508917369340u, 4578820549786688972u,
+                                  4602552718383080537u, 4607158099362029606u};
+    CHECK_OK(kiln_arange(ctx, kiln_operand_float(1e-3), kiln_operand_float(1.0),
+                         kiln_operand_float(0.0123), KILN_DTYPE_COUNT, &a));
+    check_range(a, KILN_FLOAT64, 82, m, NULL, at, 4, "arange(1e-3, 1, 0.0123)");
+    kiln_array_release(a);
+    /* np.linspace(0, 1, 7), retstep 0x1.5555555555555p-3 */
+    static const uint64_t l7[7] = {0, 4595172819793696085u, 4599676419421066581u,
+                                   4602678819172646912u, 4604180019048437077u,
+                                   4605681218924227242u, 4607182418800017408u};
+    double step = 0;
+    CHECK_OK(kiln_linspace(ctx, 0, 1, 7, 1, KILN_DTYPE_COUNT, &step, &a));
+    check_range(a, KILN_FLOAT64, 7, l7, NULL, NULL, 0, "linspace(0, 1, 7)");
+    CHECK(step == 0x1.5555555555555p-3);
+    kiln_array_release(a);
+  }
+  /* np.arange(0.5, 7.3, 0.7, dtype=np.float32) */
+  static const uint64_t b[10] = {1056964608, 1067030938, 1072902964, 1076258407, 1079194420,
+                                 1082130432, 1083598439, 1085066446, 1086534452, 1088002458};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(0.5), kiln_operand_float(7.3),
+                       kiln_operand_float(0.7), KILN_FLOAT32, &a));
+  check_range(a, KILN_FLOAT32, 10, b, NULL, NULL, 0, "arange(0.5, 7.3, 0.7, float32)");
+  kiln_array_release(a);
+  /* np.arange(0.1, 3.3, 0.37, dtype=np.float32) */
+  static const uint64_t n9[9] = {1036831949, 1055957975, 1062668862, 1067114824, 1070218609,
+                                 1073322394, 1075084001, 1076635894, 1078187786};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(0.1), kiln_operand_float(3.3),
+                       kiln_operand_float(0.37), KILN_FLOAT32, &a));
+  check_range(a, KILN_FLOAT32, 9, n9, NULL, NULL, 0, "arange(0.1, 3.3, 0.37, float32)");
+  kiln_array_release(a);
+  /* np.arange(1.0, 2.0, 0.0625, dtype=np.float16) */
+  static const uint64_t g[16] = {15360, 15424, 15488, 15552, 15616, 15680, 15744, 15808,
+                                 15872, 15936, 16000, 16064, 16128, 16192, 16256, 16320};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(1), kiln_operand_float(2),
+                       kiln_operand_float(0.0625), KILN_FLOAT16, &a));
+  check_range(a, KILN_FLOAT16, 16, g, NULL, NULL, 0, "arange(1, 2, 0.0625, float16)");
+  kiln_array_release(a);
+  /* integers: np.arange(-3, 20, 4), np.arange(10, 0, -3, dtype=np.int8),
+   * np.arange(0.5, 5, 1, dtype=np.int64) */
+  static const int64_t d[6] = {-3, 1, 5, 9, 13, 17}, e[4] = {10, 7, 4, 1}, f[5] = {0, 1, 2, 3, 4};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_int(-3), kiln_operand_int(20), kiln_operand_int(4),
+                       KILN_DTYPE_COUNT, &a));
+  check_range(a, KILN_INT64, 6, NULL, d, NULL, 0, "arange(-3, 20, 4)");
+  kiln_array_release(a);
+  CHECK_OK(kiln_arange(ctx, kiln_operand_int(10), kiln_operand_int(0), kiln_operand_int(-3),
+                       KILN_INT8, &a));
+  check_range(a, KILN_INT8, 4, NULL, e, NULL, 0, "arange(10, 0, -3, int8)");
+  kiln_array_release(a);
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(0.5), kiln_operand_int(5), kiln_operand_int(1),
+                       KILN_INT64, &a));
+  check_range(a, KILN_INT64, 5, NULL, f, NULL, 0, "arange(0.5, 5, 1, int64)");
+  kiln_array_release(a);
+  /* np.linspace(-3, 5, 11, endpoint=False, dtype=np.float32) */
+  static const uint64_t i11[11] = {3225419776u, 3222369373u, 3217412468u, 3209786461u,
+                                   3183095436u, 1059252410u, 1068403619u, 1074123124u,
+                                   1077173527u, 1080223930u, 1082702383u};
+  CHECK_OK(kiln_linspace(ctx, -3, 5, 11, 0, KILN_FLOAT32, NULL, &a));
+  check_range(a, KILN_FLOAT32, 11, i11, NULL, NULL, 0, "linspace(-3, 5, 11, endpoint=False)");
+  kiln_array_release(a);
+  /* np.linspace(0, 10, 6, dtype=np.int32), np.linspace(-2.5, 2.5, 5, dtype=np.int16): floors */
+  static const int64_t j[6] = {0, 2, 4, 6, 8, 10}, k[5] = {-3, -2, 0, 1, 2};
+  CHECK_OK(kiln_linspace(ctx, 0, 10, 6, 1, KILN_INT32, NULL, &a));
+  check_range(a, KILN_INT32, 6, NULL, j, NULL, 0, "linspace(0, 10, 6, int32)");
+  kiln_array_release(a);
+  CHECK_OK(kiln_linspace(ctx, -2.5, 2.5, 5, 1, KILN_INT16, NULL, &a));
+  check_range(a, KILN_INT16, 5, NULL, k, NULL, 0, "linspace(-2.5, 2.5, 5, int16)");
+  kiln_array_release(a);
+  /* edges: empty ranges, one sample (step NaN), errors */
+  CHECK_OK(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(-1), kiln_operand_int(1),
+                       KILN_DTYPE_COUNT, &a));
+  CHECK(a && kiln_array_size(a) == 0);
+  kiln_array_release(a);
+  double step = 0;
+  CHECK_OK(kiln_linspace(ctx, 2, 3, 1, 1, KILN_FLOAT32, &step, &a));
+  CHECK(a && kiln_array_size(a) == 1 && isnan(step));
+  kiln_array_release(a);
+  a = (kiln_array *)1;
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(5), kiln_operand_int(0),
+                           KILN_DTYPE_COUNT, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("step is zero");
+  CHECK(a == NULL);
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_float(INFINITY),
+                           kiln_operand_int(1), KILN_DTYPE_COUNT, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(5), kiln_operand_int(1),
+                           KILN_BOOL, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_new(&a), kiln_operand_int(5), kiln_operand_int(1),
+                           KILN_DTYPE_COUNT, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_linspace(ctx, 0, 1, -1, 1, KILN_DTYPE_COUNT, NULL, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("must be non-negative");
+  CHECK_STATUS(kiln_linspace(ctx, 0, 1, 3, 1, KILN_COMPLEX64, NULL, &a), KILN_ERROR_UNIMPLEMENTED);
+  CHECK_STATUS(kiln_linspace(NULL, 0, 1, 3, 1, KILN_FLOAT32, NULL, &a), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(a == NULL);
+}
+
 static const harness_test tests[] = {
     {"dtypes", test_dtypes},
     {"operands", test_operands},
@@ -583,6 +736,7 @@ static const harness_test tests[] = {
     {"isclose", test_isclose},
     {"item", test_item},
     {"norm", test_norm},
+    {"arange_linspace", test_arange_linspace},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

@@ -17,6 +17,7 @@
 #include "kiln/interop.h"
 #include "kiln/linalg.h"
 #include "kiln/stats.h"
+#include "kiln/creation.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1
