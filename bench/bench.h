@@ -37,4 +37,26 @@ static inline double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Median device time (ms) of `repeats` calls of run(state, op), each
+ * between two events recorded on the default stream, after 3 warm-up
+ * calls. */
+static inline double bench_time_events(kiln_context *ctx, kiln_event *start, kiln_event *stop,
+                                       int repeats, void (*run)(void *state, int op),
+                                       void *state, int op) {
+  for (int w = 0; w < 3; w++) run(state, op);
+  BENCH_CHECK(kiln_context_synchronize(ctx));
+  double *ms = malloc((size_t)repeats * sizeof *ms);
+  if (!ms) exit(1);
+  for (int r = 0; r < repeats; r++) {
+    BENCH_CHECK(kiln_event_record(start, NULL));
+    run(state, op);
+    BENCH_CHECK(kiln_event_record(stop, NULL));
+    BENCH_CHECK(kiln_event_synchronize(stop));
+    BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[r]));
+  }
+  double median = bench_median(ms, repeats);
+  free(ms);
+  return median;
+}
+
 #endif

@@ -54,20 +54,10 @@ static void run(bench *b, op_kind op) {
   }
 }
 
+static void run_op(void *state, int op) { run(state, (op_kind)op); }
+
 static double time_op(bench *b, op_kind op, int repeats) {
-  for (int w = 0; w < 3; w++) run(b, op);
-  BENCH_CHECK(kiln_context_synchronize(b->ctx));
-  double *ms = malloc((size_t)repeats * sizeof *ms);
-  for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(b->start, NULL));
-    run(b, op);
-    BENCH_CHECK(kiln_event_record(b->stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(b->stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
-  }
-  double median = bench_median(ms, repeats);
-  free(ms);
-  return median;
+  return bench_time_events(b->ctx, b->start, b->stop, repeats, run_op, b, (int)op);
 }
 
 int main(int argc, char **argv) {
