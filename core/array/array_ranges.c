@@ -11,19 +11,29 @@
 #include "core/runtime/error.h"
 #include "kiln/creation.h"
 
+/* A double converted to int64 as x86's cvttsd2si does (NumPy's casts on
+ * x86): truncated toward zero, INT64_MIN for NaN and values out of range
+ * (a plain C cast would be undefined there). */
+static int64_t to_int64(double v) {
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+  return (int64_t)v;
+}
+
 /* Element i of a host buffer of `dtype` set from a double (integers:
  * truncated toward zero then wrapped, as C's conversions via int64). */
 static void store(void *buffer, kiln_dtype dtype, int64_t i, double v) {
   switch (dtype) {
   case KILN_BOOL: ((uint8_t *)buffer)[i] = v != 0; break;
-  case KILN_INT8: ((int8_t *)buffer)[i] = (int8_t)(int64_t)v; break;
-  case KILN_UINT8: ((uint8_t *)buffer)[i] = (uint8_t)(int64_t)v; break;
-  case KILN_INT16: ((int16_t *)buffer)[i] = (int16_t)(int64_t)v; break;
-  case KILN_UINT16: ((uint16_t *)buffer)[i] = (uint16_t)(int64_t)v; break;
-  case KILN_INT32: ((int32_t *)buffer)[i] = (int32_t)(int64_t)v; break;
-  case KILN_UINT32: ((uint32_t *)buffer)[i] = (uint32_t)(int64_t)v; break;
-  case KILN_INT64: ((int64_t *)buffer)[i] = (int64_t)v; break;
-  case KILN_UINT64: ((uint64_t *)buffer)[i] = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v; break;
+  case KILN_INT8: ((int8_t *)buffer)[i] = (int8_t)to_int64(v); break;
+  case KILN_UINT8: ((uint8_t *)buffer)[i] = (uint8_t)to_int64(v); break;
+  case KILN_INT16: ((int16_t *)buffer)[i] = (int16_t)to_int64(v); break;
+  case KILN_UINT16: ((uint16_t *)buffer)[i] = (uint16_t)to_int64(v); break;
+  case KILN_INT32: ((int32_t *)buffer)[i] = (int32_t)to_int64(v); break;
+  case KILN_UINT32: ((uint32_t *)buffer)[i] = (uint32_t)to_int64(v); break;
+  case KILN_INT64: ((int64_t *)buffer)[i] = to_int64(v); break;
+  case KILN_UINT64:
+    ((uint64_t *)buffer)[i] = v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : (uint64_t)to_int64(v);
+    break;
   case KILN_FLOAT16: ((uint16_t *)buffer)[i] = kiln_float16_from_double(v); break;
   case KILN_FLOAT32: ((float *)buffer)[i] = (float)v; break;
   default: ((double *)buffer)[i] = v; break;
@@ -48,7 +58,7 @@ static kiln_status scalar_value(kiln_operand o, const char *what, double *v, int
   *integer = !kiln_dtype_is_float(o.dtype);
   if (kiln_dtype_is_float(o.dtype)) {
     *v = o.value.f;
-    *iv = (int64_t)o.value.f;
+    *iv = to_int64(o.value.f);
   } else if (o.dtype == KILN_UINT64 || o.dtype == KILN_UINT32 || o.dtype == KILN_UINT16 ||
              o.dtype == KILN_UINT8) {
     *v = (double)o.value.u;
@@ -136,9 +146,9 @@ kiln_status kiln_arange(kiln_context *ctx, kiln_operand start, kiln_operand stop
     } else {
       /* an integer dtype from float arguments: NumPy casts start and
        * start + step, then steps by their difference */
-      int64_t first = (int64_t)v[0], second = (int64_t)(v[0] + v[2]);
+      int64_t first = to_int64(v[0]), second = to_int64(v[0] + v[2]);
       for (int64_t i = 0; i < n; i++) {
-        int64_t value = (int64_t)((uint64_t)first + (uint64_t)i * (uint64_t)(second - first));
+        int64_t value = (int64_t)((uint64_t)first + (uint64_t)i * ((uint64_t)second - (uint64_t)first));
         memcpy((char *)buffer + i * itemsize, &value, itemsize);
       }
     }

@@ -3,6 +3,7 @@
  * post step), the matrix 1 and inf norms a sum of |x| along one axis then
  * a maximum (or minimum) along the other. No kernels of their own. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,9 +52,13 @@ static kiln_status vector_reduction(kiln_context *ctx, kiln_dtype input, kiln_dt
   case SUM_POWER:
     snprintf(map, sizeof map, "pow((%s)%s, (%s)%.17g)", acc_type, abs_expr, acc_type, p);
     snprintf(post, sizeof post, "pow(a, (%s)1 / (%s)%.17g)", acc_type, acc_type, p);
-    /* a name per exponent: each is its own program */
-    snprintf(name + strlen(name), sizeof name - strlen(name), "_%016llx",
-             (unsigned long long)(p * 1e6));
+    /* a name per exponent (its bits): each is its own program */
+    {
+      uint64_t bits;
+      memcpy(&bits, &p, sizeof bits);
+      snprintf(name + strlen(name), sizeof name - strlen(name), "_%016llx",
+               (unsigned long long)bits);
+    }
     break;
   }
   kiln_reduction_desc d = {.name = name,
