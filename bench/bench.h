@@ -3,6 +3,7 @@
 #ifndef KILN_BENCH_H
 #define KILN_BENCH_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -35,6 +36,20 @@ static inline int bench_compare_doubles(const void *a, const void *b) {
 static inline double bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, bench_compare_doubles);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The common arguments [n [rows [cols [repeats]]]] (defaults 1e8, 1e6,
+ * 100, 20); exits 2 with the usage of `name` when one is not positive. */
+static inline void bench_parse_sizes(int argc, char **argv, const char *name, int64_t *n,
+                                     int64_t *rows, int64_t *cols, int *repeats) {
+  *n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
+  *rows = argc > 2 ? strtoll(argv[2], NULL, 10) : 1000000;
+  *cols = argc > 3 ? strtoll(argv[3], NULL, 10) : 100;
+  *repeats = argc > 4 ? atoi(argv[4]) : 20;
+  if (*n < 1 || *rows < 1 || *cols < 1 || *repeats < 1) {
+    fprintf(stderr, "usage: %s [n [rows [cols [repeats]]]]\n", name);
+    exit(2);
+  }
 }
 
 /* Median device time (ms) of `repeats` calls of run(state, op), each

@@ -49,14 +49,9 @@ static double time_op(bench *b, op_kind op, int repeats) {
 }
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
-  int64_t rows = argc > 2 ? strtoll(argv[2], NULL, 10) : 1000000;
-  int64_t cols = argc > 3 ? strtoll(argv[3], NULL, 10) : 100;
-  int repeats = argc > 4 ? atoi(argv[4]) : 20;
-  if (n < 1 || rows < 1 || cols < 1 || repeats < 1) {
-    fprintf(stderr, "usage: stats_bench [n [rows [cols [repeats]]]]\n");
-    return 2;
-  }
+  int64_t n, rows, cols;
+  int repeats;
+  bench_parse_sizes(argc, argv, "stats_bench", &n, &rows, &cols, &repeats);
   bench b = {0};
   BENCH_CHECK(kiln_context_create(NULL, &b.ctx));
   kiln_device_info info;
