@@ -3,6 +3,7 @@
 #ifndef KILN_BENCH_H
 #define KILN_BENCH_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -54,6 +55,42 @@ static inline double bench_device_median_ms(kiln_event *start, kiln_event *stop,
       fprintf(stderr, "timing failed: %s\n", kiln_last_error());
       exit(1);
     }
+  }
+  double median = bench_median(ms, repeats);
+  free(ms);
+  return median;
+}
+
+/* The common arguments [n [rows [cols [repeats]]]] (defaults 1e8, 1e6,
+ * 100, 20); exits 2 with the usage of `name` when one is not positive. */
+static inline void bench_parse_sizes(int argc, char **argv, const char *name, int64_t *n,
+                                     int64_t *rows, int64_t *cols, int *repeats) {
+  *n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
+  *rows = argc > 2 ? strtoll(argv[2], NULL, 10) : 1000000;
+  *cols = argc > 3 ? strtoll(argv[3], NULL, 10) : 100;
+  *repeats = argc > 4 ? atoi(argv[4]) : 20;
+  if (*n < 1 || *rows < 1 || *cols < 1 || *repeats < 1) {
+    fprintf(stderr, "usage: %s [n [rows [cols [repeats]]]]\n", name);
+    exit(2);
+  }
+}
+
+/* Median device time (ms) of `repeats` calls of run(state, op), each
+ * between two events recorded on the default stream, after 3 warm-up
+ * calls. */
+static inline double bench_time_events(kiln_context *ctx, kiln_event *start, kiln_event *stop,
+                                       int repeats, void (*run)(void *state, int op),
+                                       void *state, int op) {
+  for (int w = 0; w < 3; w++) run(state, op);
+  BENCH_CHECK(kiln_context_synchronize(ctx));
+  double *ms = malloc((size_t)repeats * sizeof *ms);
+  if (!ms) exit(1);
+  for (int r = 0; r < repeats; r++) {
+    BENCH_CHECK(kiln_event_record(start, NULL));
+    run(state, op);
+    BENCH_CHECK(kiln_event_record(stop, NULL));
+    BENCH_CHECK(kiln_event_synchronize(stop));
+    BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[r]));
   }
   double median = bench_median(ms, repeats);
   free(ms);

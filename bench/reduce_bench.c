@@ -54,31 +54,16 @@ static void run(bench *b, op_kind op) {
   }
 }
 
+static void run_op(void *state, int op) { run(state, (op_kind)op); }
+
 static double time_op(bench *b, op_kind op, int repeats) {
-  for (int w = 0; w < 3; w++) run(b, op);
-  BENCH_CHECK(kiln_context_synchronize(b->ctx));
-  double *ms = malloc((size_t)repeats * sizeof *ms);
-  for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(b->start, NULL));
-    run(b, op);
-    BENCH_CHECK(kiln_event_record(b->stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(b->stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
-  }
-  double median = bench_median(ms, repeats);
-  free(ms);
-  return median;
+  return bench_time_events(b->ctx, b->start, b->stop, repeats, run_op, b, (int)op);
 }
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
-  int64_t rows = argc > 2 ? strtoll(argv[2], NULL, 10) : 1000000;
-  int64_t cols = argc > 3 ? strtoll(argv[3], NULL, 10) : 100;
-  int repeats = argc > 4 ? atoi(argv[4]) : 20;
-  if (n < 1 || rows < 1 || cols < 1 || repeats < 1) {
-    fprintf(stderr, "usage: reduce_bench [n [rows [cols [repeats]]]]\n");
-    return 2;
-  }
+  int64_t n, rows, cols;
+  int repeats;
+  bench_parse_sizes(argc, argv, "reduce_bench", &n, &rows, &cols, &repeats);
   bench b = {0};
   BENCH_CHECK(kiln_context_create(NULL, &b.ctx));
   kiln_device_info info;

@@ -71,7 +71,8 @@ static kiln_status mean_call(kiln_context *ctx, kiln_operand in, kiln_operand ou
 
 /* One dtype: random (rows, cols) data, every axis choice, mean/var/std,
  * also through a reversed view. */
-static void dtype_case(kiln_context *ctx, kiln_dtype dt, kiln_dtype want, double rtol) {
+static void dtype_case(kiln_context *ctx, kiln_dtype dt, kiln_dtype want, double rtol,
+                       int views) {
   enum { ROWS = 37, COLS = 53 };
   int64_t shape[2] = {ROWS, COLS};
   size_t isz = kiln_dtype_size(dt);
@@ -87,7 +88,7 @@ static void dtype_case(kiln_context *ctx, kiln_dtype dt, kiln_dtype want, double
   REQUIRE_OK(kiln_array_slice(a, 1, flip, &rev));
   stat_fn fns[3] = {mean_call, kiln_var, kiln_std};
   const char *names[3] = {"mean", "var", "std"};
-  for (int view = 0; view < 2; view++) {
+  for (int view = 0; view < views; view++) {
     matrix m = {v, COLS, view, ROWS};
     for (int kind = 0; kind < 3; kind++) {
       for (int axis = -1; axis < 2; axis++) {
@@ -123,17 +124,16 @@ static void dtype_case(kiln_context *ctx, kiln_dtype dt, kiln_dtype want, double
 
 static void test_dtypes(kiln_context *ctx) {
   int dbl = has_double(ctx);
-  dtype_case(ctx, KILN_FLOAT32, KILN_FLOAT32, 2e-5);
-  dtype_case(ctx, KILN_FLOAT16, KILN_FLOAT16, 2e-3);
+  /* the reversed view for two dtypes only: each case compiles programs */
+  dtype_case(ctx, KILN_FLOAT32, KILN_FLOAT32, 2e-5, 2);
+  dtype_case(ctx, KILN_FLOAT16, KILN_FLOAT16, 2e-3, 1);
   if (!dbl) {
     harness_skip("no float64: integer inputs (float64 results) not run");
     return;
   }
-  dtype_case(ctx, KILN_FLOAT64, KILN_FLOAT64, 1e-13);
-  dtype_case(ctx, KILN_INT32, KILN_FLOAT64, 1e-13);
-  dtype_case(ctx, KILN_UINT8, KILN_FLOAT64, 1e-13);
-  dtype_case(ctx, KILN_INT64, KILN_FLOAT64, 1e-13);
-  dtype_case(ctx, KILN_BOOL, KILN_FLOAT64, 1e-13);
+  dtype_case(ctx, KILN_FLOAT64, KILN_FLOAT64, 1e-13, 2);
+  dtype_case(ctx, KILN_INT32, KILN_FLOAT64, 1e-13, 1);
+  dtype_case(ctx, KILN_UINT8, KILN_FLOAT64, 1e-13, 1);
 }
 
 /* keepdims, several axes, host in and out, out of a wider dtype, a stream,
@@ -419,6 +419,314 @@ static void test_item(kiln_context *ctx) {
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) kiln_array_release(arrays[i]);
 }
 
+/* Vector norm of n values (NumPy's definitions). */
+static double vector_norm_ref(const double *v, int64_t n, int64_t stride, double p, int order) {
+  long double s = 0;
+  if (order == KILN_NORM_DEFAULT) p = 2;
+  if (p == INFINITY || p == -INFINITY) {
+    long double m = fabs(v[0]);
+    for (int64_t i = 1; i < n; i++) {
+      long double a = fabs(v[i * stride]);
+      m = p > 0 ? (a > m ? a : m) : (a < m ? a : m);
+    }
+    return (double)m;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    long double a = fabs(v[i * stride]);
+    s += p == 0 ? (a != 0) : p == 1 ? a : p == 2 ? a * a : powl(a, p);
+  }
+  return p == 0 || p == 1 ? (double)s : p == 2 ? (double)sqrtl(s) : (double)powl(s, 1 / p);
+}
+
+static double *norm_of(kiln_context *ctx, kiln_operand in, const kiln_norm_options *o,
+                       kiln_dtype want, int64_t expect_size) {
+  kiln_array *r = NULL;
+  kiln_status s = kiln_norm(ctx, in, kiln_operand_new(&r), o, NULL);
+  CHECK_MSG(s == KILN_OK, "norm order %d p %g naxes %d: %s", (int)o->order, o->p, o->naxes,
+            kiln_last_error());
+  if (!r) return NULL;
+  CHECK_MSG(kiln_array_dtype(r) == want, "norm gives %s, NumPy's is %s",
+            kiln_dtype_name(kiln_array_dtype(r)), kiln_dtype_name(want));
+  CHECK(kiln_array_size(r) == expect_size);
+  double *v = values_of(r);
+  kiln_array_release(r);
+  return v;
+}
+
+static void test_norm(kiln_context *ctx) {
+  if (!has_double(ctx)) {
+    harness_skip("no float64 on this device");
+    return;
+  }
+  enum { R = 13, C = 29 };
+  double x[R * C];
+  harness_fill_random(x, KILN_FLOAT64, R * C, -4, 4);
+  x[5] = 0; /* a zero for ord=0 */
+  int64_t shape[2] = {R, C}, flat = R * C;
+  kiln_operand m = kiln_operand_host(x, KILN_FLOAT64, 2, shape, NULL);
+  kiln_operand v = kiln_operand_host(x, KILN_FLOAT64, 1, &flat, NULL);
+  double ps[6] = {1, 2, INFINITY, -INFINITY, 0, 0.5};
+  /* ord=None, axis=None on a matrix: the 2-norm of every element */
+  kiln_norm_options none = {0};
+  double *got = norm_of(ctx, m, &none, KILN_FLOAT64, 1);
+  if (got) CHECK_CLOSE(got[0], vector_norm_ref(x, R * C, 1, 2, KILN_NORM_DEFAULT), 1e-13, 0);
+  free(got);
+  for (int i = 0; i < 6; i++) {
+    kiln_norm_options o = {.order = KILN_NORM_P, .p = ps[i]};
+    got = norm_of(ctx, v, &o, KILN_FLOAT64, 1); /* 1-D, axis=None */
+    if (got) CHECK_CLOSE(got[0], vector_norm_ref(x, R * C, 1, ps[i], KILN_NORM_P), 1e-12, 0);
+    free(got);
+    for (int axis = 0; axis < (i < 3 ? 2 : 0); axis++) { /* along one axis of the matrix */
+      o.naxes = 1;
+      o.axes[0] = axis - 2; /* negative axes */
+      o.keepdims = axis;
+      got = norm_of(ctx, m, &o, KILN_FLOAT64, axis == 0 ? C : R);
+      for (int k = 0; got && k < (axis == 0 ? C : R); k++) {
+        double want = axis == 0 ? vector_norm_ref(x + k, R, C, ps[i], KILN_NORM_P)
+                                : vector_norm_ref(x + k * C, C, 1, ps[i], KILN_NORM_P);
+        CHECK_CLOSE(got[k], want, 1e-12, 0);
+      }
+      free(got);
+    }
+  }
+  /* matrix norms */
+  double col_sums[C] = {0}, row_sums[R] = {0};
+  long double fro = 0;
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++) {
+      col_sums[c] += fabs(x[r * C + c]);
+      row_sums[r] += fabs(x[r * C + c]);
+      fro += (long double)x[r * C + c] * x[r * C + c];
+    }
+  double max_col = 0, min_col = INFINITY, max_row = 0, min_row = INFINITY;
+  for (int c = 0; c < C; c++) max_col = fmax(max_col, col_sums[c]), min_col = fmin(min_col, col_sums[c]);
+  for (int r = 0; r < R; r++) max_row = fmax(max_row, row_sums[r]), min_row = fmin(min_row, row_sums[r]);
+  struct { kiln_norm_order order; double p; double want; } mats[5] = {
+      {KILN_NORM_FRO, 0, (double)sqrtl(fro)}, {KILN_NORM_P, 1, max_col}, {KILN_NORM_P, -1, min_col},
+      {KILN_NORM_P, INFINITY, max_row}, {KILN_NORM_P, -INFINITY, min_row}};
+  for (int i = 0; i < 5; i++) {
+    kiln_norm_options o = {.order = mats[i].order, .p = mats[i].p};
+    got = norm_of(ctx, m, &o, KILN_FLOAT64, 1);
+    if (got) CHECK_CLOSE(got[0], mats[i].want, 1e-13, 0);
+    free(got);
+    /* the same through explicit axes of the transposed view: (cols, rows) */
+    kiln_array *dm = NULL, *t = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT64, 2, shape, NULL, x, &dm));
+    REQUIRE_OK(kiln_array_transpose(dm, NULL, &t));
+    kiln_norm_options ot = {.order = mats[i].order, .p = mats[i].p, .naxes = 2, .axes = {1, 0},
+                            .keepdims = 1};
+    kiln_array *r = NULL;
+    CHECK_OK(kiln_norm(ctx, kiln_operand_array(t), kiln_operand_new(&r), &ot, NULL));
+    if (r) {
+      CHECK(kiln_array_ndim(r) == 2 && kiln_array_shape(r)[0] == 1 && kiln_array_shape(r)[1] == 1);
+      double *w = values_of(r);
+      CHECK_CLOSE(w[0], mats[i].want, 1e-13, 0);
+      free(w);
+    }
+    kiln_array_release(r);
+    kiln_array_release(t);
+    kiln_array_release(dm);
+  }
+  /* dtypes: int32 gives float64, float16 float16, complex64 float32 */
+  int32_t ints[3] = {3, -4, 12};
+  int64_t three = 3;
+  got = norm_of(ctx, kiln_operand_host(ints, KILN_INT32, 1, &three, NULL), &none, KILN_FLOAT64, 1);
+  if (got) CHECK(got[0] == 13);
+  free(got);
+  float z[4] = {3, 4, -5, 12};
+  int64_t two = 2;
+  kiln_norm_options one = {.order = KILN_NORM_P, .p = 1};
+  got = norm_of(ctx, kiln_operand_host(z, KILN_COMPLEX64, 1, &two, NULL), &one, KILN_FLOAT32, 1);
+  if (got) CHECK_CLOSE(got[0], 18, 1e-6, 0);
+  free(got);
+  uint16_t h[3] = {kiln_float16_from_float(3), kiln_float16_from_float(4), kiln_float16_from_float(0)};
+  got = norm_of(ctx, kiln_operand_host(h, KILN_FLOAT16, 1, &three, NULL), &none, KILN_FLOAT16, 1);
+  if (got) CHECK(got[0] == 5);
+  free(got);
+  /* errors */
+  kiln_array *r = (kiln_array *)1;
+  kiln_norm_options nuc = {.order = KILN_NORM_NUC};
+  CHECK_STATUS(kiln_norm(ctx, m, kiln_operand_new(&r), &nuc, NULL), KILN_ERROR_UNIMPLEMENTED);
+  CHECK(r == NULL);
+  kiln_norm_options two_norm = {.order = KILN_NORM_P, .p = 2};
+  CHECK_STATUS(kiln_norm(ctx, m, kiln_operand_new(&r), &two_norm, NULL), KILN_ERROR_UNIMPLEMENTED);
+  CHECK_ERROR_CONTAINS("singular values");
+  kiln_norm_options fro_opt = {.order = KILN_NORM_FRO};
+  CHECK_STATUS(kiln_norm(ctx, v, kiln_operand_new(&r), &fro_opt, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("'fro' for vectors");
+  kiln_norm_options three_p = {.order = KILN_NORM_P, .p = 3};
+  CHECK_STATUS(kiln_norm(ctx, m, kiln_operand_new(&r), &three_p, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  int64_t s3[3] = {2, 3, 4};
+  CHECK_STATUS(kiln_norm(ctx, kiln_operand_host(x, KILN_FLOAT64, 3, s3, NULL), kiln_operand_new(&r),
+                         &one, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("dimensions");
+  kiln_norm_options bad_axis = {.naxes = 1, .axes = {2}};
+  CHECK_STATUS(kiln_norm(ctx, m, kiln_operand_new(&r), &bad_axis, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("out of bounds");
+  kiln_norm_options same = {.naxes = 2, .axes = {0, -2}};
+  CHECK_STATUS(kiln_norm(ctx, m, kiln_operand_new(&r), &same, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  kiln_norm_options inf = {.order = KILN_NORM_P, .p = INFINITY};
+  int64_t zero = 0;
+  CHECK_STATUS(kiln_norm(ctx, kiln_operand_host(x, KILN_FLOAT64, 1, &zero, NULL),
+                         kiln_operand_new(&r), &inf, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(r == NULL);
+}
+
+/* arange / linspace: the bits NumPy 2.4 gives (printed by NumPy as integer
+ * views of the values; regenerate with the expressions in the comments). */
+static void check_range(kiln_array *a, kiln_dtype dtype, int64_t n, const uint64_t *bits,
+                        const int64_t *ints, const int64_t *at, int nat, const char *what) {
+  if (!a) {
+    CHECK_MSG(0, "%s: no array", what);
+    return;
+  }
+  CHECK_MSG(kiln_array_dtype(a) == dtype, "%s: dtype %s, NumPy's %s", what,
+            kiln_dtype_name(kiln_array_dtype(a)), kiln_dtype_name(dtype));
+  CHECK_MSG(kiln_array_size(a) == n && kiln_array_ndim(a) == 1, "%s: %lld elements, NumPy's %lld",
+            what, (long long)kiln_array_size(a), (long long)n);
+  if (kiln_array_size(a) != n || kiln_array_dtype(a) != dtype) return;
+  size_t size = kiln_dtype_size(dtype);
+  unsigned char *host = malloc((size_t)(n + 1) * size);
+  CHECK_OK(kiln_array_to_host(a, host, NULL));
+  for (int k = 0; k < (at ? nat : n); k++) {
+    int64_t i = at ? at[k] : k;
+    if (kiln_dtype_is_float(dtype)) {
+      uint64_t b = 0;
+      memcpy(&b, host + i * size, size);
+      CHECK_MSG(b == bits[k], "%s[%lld]: bits %llx, NumPy's %llx (%.17g)", what, (long long)i,
+                (unsigned long long)b, (unsigned long long)bits[k], harness_get(host, dtype, i));
+    } else {
+      CHECK_MSG(harness_get(host, dtype, i) == (double)ints[k], "%s[%lld]: %g, NumPy's %lld", what,
+                (long long)i, harness_get(host, dtype, i), (long long)ints[k]);
+    }
+  }
+  free(host);
+}
+
+static void test_arange_linspace(kiln_context *ctx) {
+  kiln_array *a = NULL;
+  if (has_double(ctx)) {
+    /* np.arange(0, 1, 0.1) */
+    static const uint64_t a01[10] = {0, 4591870180066957722u, 4596373779694328218u,
+                                     4599075939470750516u, 4600877379321698714u,
+                                     4602678819172646912u, 4603579539098121012u,
+                                     4604480259023595111u, 4605380978949069210u,
+                                     4606281698874543309u};
+    CHECK_OK(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(1), kiln_operand_float(0.1),
+                         KILN_DTYPE_COUNT, &a));
+    check_range(a, KILN_FLOAT64, 10, a01, NULL, NULL, 0, "arange(0, 1, 0.1)");
+    kiln_array_release(a);
+    /* np.arange(np.float32(0), np.float32(2), np.float32(0.3)): float64 */
+    static const uint64_t f32args[7] = {0, 4599075939685498880u, 4603579539312869376u,
+                                        4606281699196665856u, 4608083138940239872u,
+                                        4609434218882138112u, 4610785298824036352u};
+    CHECK_OK(kiln_arange(ctx, kiln_operand_float32(0), kiln_operand_float32(2),
+                         kiln_operand_float32(0.3f), KILN_DTYPE_COUNT, &a));
+    check_range(a, KILN_FLOAT64, 7, f32args, NULL, NULL, 0, "arange(float32 args)");
+    kiln_array_release(a);
+    /* np.arange(1e-3, 1.0, 0.0123): 82 values, some of them */
+    static const int64_t at[4] = {0, 1, 40, 81};
+    static const uint64_t m[4] = {4562254508917369340u, 4578820549786688972u,
+                                  4602552718383080537u, 4607158099362029606u};
+    CHECK_OK(kiln_arange(ctx, kiln_operand_float(1e-3), kiln_operand_float(1.0),
+                         kiln_operand_float(0.0123), KILN_DTYPE_COUNT, &a));
+    check_range(a, KILN_FLOAT64, 82, m, NULL, at, 4, "arange(1e-3, 1, 0.0123)");
+    kiln_array_release(a);
+    /* np.linspace(0, 1, 7), retstep 0x1.5555555555555p-3 */
+    static const uint64_t l7[7] = {0, 4595172819793696085u, 4599676419421066581u,
+                                   4602678819172646912u, 4604180019048437077u,
+                                   4605681218924227242u, 4607182418800017408u};
+    double step = 0;
+    CHECK_OK(kiln_linspace(ctx, 0, 1, 7, 1, KILN_DTYPE_COUNT, &step, &a));
+    check_range(a, KILN_FLOAT64, 7, l7, NULL, NULL, 0, "linspace(0, 1, 7)");
+    CHECK(step == 0x1.5555555555555p-3);
+    kiln_array_release(a);
+  }
+  /* np.arange(0.5, 7.3, 0.7, dtype=np.float32) */
+  static const uint64_t b[10] = {1056964608, 1067030938, 1072902964, 1076258407, 1079194420,
+                                 1082130432, 1083598439, 1085066446, 1086534452, 1088002458};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(0.5), kiln_operand_float(7.3),
+                       kiln_operand_float(0.7), KILN_FLOAT32, &a));
+  check_range(a, KILN_FLOAT32, 10, b, NULL, NULL, 0, "arange(0.5, 7.3, 0.7, float32)");
+  kiln_array_release(a);
+  /* np.arange(0.1, 3.3, 0.37, dtype=np.float32) */
+  static const uint64_t n9[9] = {1036831949, 1055957975, 1062668862, 1067114824, 1070218609,
+                                 1073322394, 1075084001, 1076635894, 1078187786};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(0.1), kiln_operand_float(3.3),
+                       kiln_operand_float(0.37), KILN_FLOAT32, &a));
+  check_range(a, KILN_FLOAT32, 9, n9, NULL, NULL, 0, "arange(0.1, 3.3, 0.37, float32)");
+  kiln_array_release(a);
+  /* np.arange(1.0, 2.0, 0.0625, dtype=np.float16) */
+  static const uint64_t g[16] = {15360, 15424, 15488, 15552, 15616, 15680, 15744, 15808,
+                                 15872, 15936, 16000, 16064, 16128, 16192, 16256, 16320};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(1), kiln_operand_float(2),
+                       kiln_operand_float(0.0625), KILN_FLOAT16, &a));
+  check_range(a, KILN_FLOAT16, 16, g, NULL, NULL, 0, "arange(1, 2, 0.0625, float16)");
+  kiln_array_release(a);
+  /* integers: np.arange(-3, 20, 4), np.arange(10, 0, -3, dtype=np.int8),
+   * np.arange(0.5, 5, 1, dtype=np.int64) */
+  static const int64_t d[6] = {-3, 1, 5, 9, 13, 17}, e[4] = {10, 7, 4, 1}, f[5] = {0, 1, 2, 3, 4};
+  CHECK_OK(kiln_arange(ctx, kiln_operand_int(-3), kiln_operand_int(20), kiln_operand_int(4),
+                       KILN_DTYPE_COUNT, &a));
+  check_range(a, KILN_INT64, 6, NULL, d, NULL, 0, "arange(-3, 20, 4)");
+  kiln_array_release(a);
+  CHECK_OK(kiln_arange(ctx, kiln_operand_int(10), kiln_operand_int(0), kiln_operand_int(-3),
+                       KILN_INT8, &a));
+  check_range(a, KILN_INT8, 4, NULL, e, NULL, 0, "arange(10, 0, -3, int8)");
+  kiln_array_release(a);
+  CHECK_OK(kiln_arange(ctx, kiln_operand_float(0.5), kiln_operand_int(5), kiln_operand_int(1),
+                       KILN_INT64, &a));
+  check_range(a, KILN_INT64, 5, NULL, f, NULL, 0, "arange(0.5, 5, 1, int64)");
+  kiln_array_release(a);
+  /* np.linspace(-3, 5, 11, endpoint=False, dtype=np.float32) */
+  static const uint64_t i11[11] = {3225419776u, 3222369373u, 3217412468u, 3209786461u,
+                                   3183095436u, 1059252410u, 1068403619u, 1074123124u,
+                                   1077173527u, 1080223930u, 1082702383u};
+  CHECK_OK(kiln_linspace(ctx, -3, 5, 11, 0, KILN_FLOAT32, NULL, &a));
+  check_range(a, KILN_FLOAT32, 11, i11, NULL, NULL, 0, "linspace(-3, 5, 11, endpoint=False)");
+  kiln_array_release(a);
+  /* np.linspace(0, 10, 6, dtype=np.int32), np.linspace(-2.5, 2.5, 5, dtype=np.int16): floors */
+  static const int64_t j[6] = {0, 2, 4, 6, 8, 10}, k[5] = {-3, -2, 0, 1, 2};
+  CHECK_OK(kiln_linspace(ctx, 0, 10, 6, 1, KILN_INT32, NULL, &a));
+  check_range(a, KILN_INT32, 6, NULL, j, NULL, 0, "linspace(0, 10, 6, int32)");
+  kiln_array_release(a);
+  CHECK_OK(kiln_linspace(ctx, -2.5, 2.5, 5, 1, KILN_INT16, NULL, &a));
+  check_range(a, KILN_INT16, 5, NULL, k, NULL, 0, "linspace(-2.5, 2.5, 5, int16)");
+  kiln_array_release(a);
+  /* edges: empty ranges, one sample (step NaN), errors */
+  CHECK_OK(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(-1), kiln_operand_int(1),
+                       KILN_DTYPE_COUNT, &a));
+  CHECK(a && kiln_array_size(a) == 0);
+  kiln_array_release(a);
+  double step = 0;
+  CHECK_OK(kiln_linspace(ctx, 2, 3, 1, 1, KILN_FLOAT32, &step, &a));
+  CHECK(a && kiln_array_size(a) == 1 && isnan(step));
+  kiln_array_release(a);
+  a = (kiln_array *)1;
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(5), kiln_operand_int(0),
+                           KILN_DTYPE_COUNT, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("step is zero");
+  CHECK(a == NULL);
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_float(INFINITY),
+                           kiln_operand_int(1), KILN_DTYPE_COUNT, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(5), kiln_operand_int(1),
+                           KILN_BOOL, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_arange(ctx, kiln_operand_new(&a), kiln_operand_int(5), kiln_operand_int(1),
+                           KILN_DTYPE_COUNT, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_linspace(ctx, 0, 1, -1, 1, KILN_DTYPE_COUNT, NULL, &a),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("must be non-negative");
+  CHECK_STATUS(kiln_linspace(ctx, 0, 1, 3, 1, KILN_COMPLEX64, NULL, &a), KILN_ERROR_UNIMPLEMENTED);
+  CHECK_STATUS(kiln_linspace(NULL, 0, 1, 3, 1, KILN_FLOAT32, NULL, &a), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(a == NULL);
+}
+
 static const harness_test tests[] = {
     {"dtypes", test_dtypes},
     {"operands", test_operands},
@@ -427,6 +735,8 @@ static const harness_test tests[] = {
     {"reproducible", test_reproducible},
     {"isclose", test_isclose},
     {"item", test_item},
+    {"norm", test_norm},
+    {"arange_linspace", test_arange_linspace},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

@@ -117,36 +117,37 @@ static kiln_status deviations(kiln_context *ctx, const char *what, kiln_operand 
   return status;
 }
 
-kiln_status kiln_var(kiln_context *ctx, kiln_operand input, kiln_operand output, int64_t ddof,
-                     const kiln_reduce_options *options, kiln_stream *stream) {
-  if (output.kind == KILN_OPERAND_NEW && output.value.result) *output.value.result = NULL;
-  kiln_array *ssd = NULL;
-  int64_t divisor = 0;
-  kiln_dtype result;
-  KILN_RETURN_IF_ERROR(deviations(ctx, "var", input, ddof, options, stream, &ssd, &divisor, &result));
-  kiln_status status = divide_into(ssd, divisor, output, result, stream);
-  if (status != KILN_OK) kiln_error_prefix(status, "var: ");
-  kiln_array_release(ssd);
-  return status;
-}
-
-kiln_status kiln_std(kiln_context *ctx, kiln_operand input, kiln_operand output, int64_t ddof,
-                     const kiln_reduce_options *options, kiln_stream *stream) {
+/* var (root 0) or std (root 1): the squared deviations divided into the
+ * output, or divided in place (the variance in its accumulator dtype) and
+ * their square root into the output. */
+static kiln_status spread(kiln_context *ctx, const char *what, kiln_operand input,
+                          kiln_operand output, int64_t ddof, const kiln_reduce_options *options,
+                          kiln_stream *stream, int root) {
   if (output.kind == KILN_OPERAND_NEW && output.value.result) *output.value.result = NULL;
   kiln_array *ssd = NULL;
   kiln_ufunc *sqrt_ufunc = NULL;
   int64_t divisor = 0;
-  kiln_dtype result;
-  KILN_RETURN_IF_ERROR(deviations(ctx, "std", input, ddof, options, stream, &ssd, &divisor, &result));
-  /* the variance in place (its accumulator dtype), then its root */
-  kiln_status status = divide_into(ssd, divisor, kiln_operand_array(ssd), result, stream);
-  if (status == KILN_OK) status = kiln_ufunc_builtin(ctx, "sqrt", &sqrt_ufunc);
-  if (status == KILN_OK) {
+  kiln_dtype result = KILN_FLOAT64;
+  KILN_RETURN_IF_ERROR(deviations(ctx, what, input, ddof, options, stream, &ssd, &divisor, &result));
+  kiln_status status =
+      divide_into(ssd, divisor, root ? kiln_operand_array(ssd) : output, result, stream);
+  if (root && status == KILN_OK) status = kiln_ufunc_builtin(ctx, "sqrt", &sqrt_ufunc);
+  if (root && status == KILN_OK) {
     kiln_operand in = kiln_operand_array(ssd);
     status = kiln_stats_deliver(sqrt_ufunc, 1, &in, output, result, ssd, stream);
   }
-  if (status != KILN_OK) kiln_error_prefix(status, "std: ");
+  if (status != KILN_OK) kiln_error_prefix(status, "%s: ", what);
   kiln_ufunc_release(sqrt_ufunc);
   kiln_array_release(ssd);
   return status;
+}
+
+kiln_status kiln_var(kiln_context *ctx, kiln_operand input, kiln_operand output, int64_t ddof,
+                     const kiln_reduce_options *options, kiln_stream *stream) {
+  return spread(ctx, "var", input, output, ddof, options, stream, 0);
+}
+
+kiln_status kiln_std(kiln_context *ctx, kiln_operand input, kiln_operand output, int64_t ddof,
+                     const kiln_reduce_options *options, kiln_stream *stream) {
+  return spread(ctx, "std", input, output, ddof, options, stream, 1);
 }

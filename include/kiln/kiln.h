@@ -22,6 +22,7 @@
 #include "kiln/search.h"
 #include "kiln/indexing.h"
 #include "kiln/fusion.h"
+#include "kiln/creation.h"
 
 #define KILN_VERSION_MAJOR 0
 #define KILN_VERSION_MINOR 1

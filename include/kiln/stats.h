@@ -50,6 +50,43 @@ KILN_API kiln_status kiln_std(kiln_context *ctx, kiln_operand input, kiln_operan
                               int64_t ddof, const kiln_reduce_options *options,
                               kiln_stream *stream);
 
+/* ---- norm (numpy.linalg.norm) ---------------------------------------------- */
+
+typedef enum kiln_norm_order {
+  KILN_NORM_DEFAULT = 0, /* ord=None: 2-norm of vectors, Frobenius of matrices */
+  KILN_NORM_P,           /* ord = p (the field p) */
+  KILN_NORM_FRO,         /* ord='fro' (matrices) */
+  KILN_NORM_NUC          /* ord='nuc': UNIMPLEMENTED (needs an SVD) */
+} kiln_norm_order;
+
+/* What numpy.linalg.norm(x, ord, axis, keepdims) is asked (zero-initialise:
+ * ord=None, axis=None). */
+typedef struct kiln_norm_options {
+  kiln_norm_order order;
+  double p;    /* KILN_NORM_P: vectors any p (INFINITY, -INFINITY, 0: the
+                  count of nonzeros, 1, 2, others: sum(|x|^p)^(1/p));
+                  matrices 1, -1, INFINITY, -INFINITY */
+  int naxes;   /* 0: axis=None; 1: a vector norm along axes[0]; 2: a matrix
+                  norm over (axes[0], axes[1]) = (rows, columns) */
+  int axes[2]; /* -ndim..ndim-1 */
+  int keepdims;
+} kiln_norm_options;
+
+/* numpy.linalg.norm of `input` into `output` (operands as kiln_mean's;
+ * NULL options: ord=None, axis=None, the 2-norm of every element whatever
+ * the shape). With an order and axis=None the input must be 1-D (vector)
+ * or 2-D (matrix). Result dtype: float64 for bool and integers, else the
+ * real dtype of the input (float16 accumulates in float32; complex64 gives
+ * float32 with |x| the modulus). Each norm is one of kiln's reductions (the
+ * matrix 1 and inf norms two), so the bits are the same on every device.
+ * Empty: 0, but the inf/-inf norms, as NumPy's max/min, are an error.
+ * Errors: INVALID_ARGUMENT (axes, 'fro'/'nuc' for vectors, a matrix p
+ * other than +-1, +-2, +-inf, more than 2 dims with an order and no axes,
+ * NaN p), UNIMPLEMENTED (matrix 2, -2 and 'nuc': singular values), others
+ * as kiln_reduction_call. */
+KILN_API kiln_status kiln_norm(kiln_context *ctx, kiln_operand input, kiln_operand output,
+                               const kiln_norm_options *options, kiln_stream *stream);
+
 /* ---- isclose / allclose ---------------------------------------------------- */
 
 #define KILN_ISCLOSE_RTOL 1e-05 /* NumPy's defaults */

@@ -486,6 +486,56 @@ static kiln_status scenario_fusion(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* kiln/stats.h and kiln/creation.h (issue 28): mean of a device array, std
+ * of host memory, the 2-norm, allclose, arange and an item read. */
+static kiln_status scenario_stats(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  kiln_array *a = NULL, *mean = NULL, *std = NULL, *norm = NULL, *range = NULL;
+  double mean_host = 0, std_host = 0, norm_host = 0, last = 0;
+  int close = -1;
+  kiln_status s;
+  CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
+  if (s == KILN_OK)
+    CREATE(s, kiln_mean(ctx, kiln_operand_array(a), kiln_operand_new(&mean), NULL, NULL), mean);
+  if (s == KILN_OK)
+    CREATE(s,
+           kiln_std(ctx, kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL),
+                    kiln_operand_new(&std), 0, NULL, NULL),
+           std);
+  if (s == KILN_OK)
+    CREATE(s, kiln_norm(ctx, kiln_operand_array(a), kiln_operand_new(&norm), NULL, NULL), norm);
+  if (s == KILN_OK)
+    s = kiln_allclose(ctx, kiln_operand_array(a), kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL),
+                      KILN_ISCLOSE_RTOL, KILN_ISCLOSE_ATOL, 0, &close);
+  if (s == KILN_OK)
+    CREATE(s, kiln_arange(ctx, kiln_operand_int(0), kiln_operand_int(N), kiln_operand_int(1),
+                          KILN_FLOAT32, &range),
+           range);
+  if (s == KILN_OK) s = kiln_array_item_float64(mean, &mean_host);
+  if (s == KILN_OK) s = kiln_array_item_float64(std, &std_host);
+  if (s == KILN_OK) s = kiln_array_item_float64(norm, &norm_host);
+  if (s == KILN_OK) {
+    kiln_array *tail = NULL;
+    kiln_slice last_one[1] = {{-1, KILN_NONE, 1}};
+    CREATE(s, kiln_array_slice(range, 1, last_one, &tail), tail);
+    if (s == KILN_OK) s = kiln_array_item_float64(tail, &last);
+    kiln_array_release(tail);
+  }
+  if (s == KILN_OK) {
+    double sum = 0, squares = 0, deviations = 0;
+    for (int i = 0; i < N; i++) sum += host_x[i], squares += (double)host_x[i] * host_x[i];
+    for (int i = 0; i < N; i++) deviations += (host_x[i] - sum / N) * (host_x[i] - sum / N);
+    *correct = close_to(mean_host, sum / N, 1e-5) && close_to(std_host, sqrt(deviations / N), 1e-5) &&
+               close_to(norm_host, sqrt(squares), 1e-5) && close == 1 && last == N - 1;
+  }
+  kiln_array_release(range);
+  kiln_array_release(norm);
+  kiln_array_release(std);
+  kiln_array_release(mean);
+  kiln_array_release(a);
+  return s;
+}
+
 static void count_release(void *user_data) { ++*(int *)user_data; }
 
 /* An array's native memory wrapped as a second array (released through its
@@ -643,6 +693,7 @@ static void test_matmul(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("m
 static void test_reduce(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("reduce", scenario_reduce); }
 static void test_interop(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("interop", scenario_interop); }
 static void test_fft(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fft", scenario_fft); }
+static void test_stats(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("stats", scenario_stats); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 static void test_random(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("random", scenario_random); }
@@ -667,6 +718,7 @@ static const harness_test tests[] = {
     {"gufunc", test_gufunc},         {"matmul", test_matmul},
     {"reduce", test_reduce},         {"interop", test_interop},     {"random", test_random},
     {"fft", test_fft},               {"fusion", test_fusion},
+    {"stats", test_stats},
     {"totals", test_totals},
     {0}};
 
