@@ -80,6 +80,22 @@ typedef struct kiln_scan_line_job {
 kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_scan_line_job *job,
                            kiln_rt_scratch *scratch);
 
+/* The kernels of a line scan: the look-back pass; reduce-then-scan's
+ * aggregates, their fold and the scan from the folded prefixes. */
+typedef enum kiln_scan_line_pass {
+  KILN_SCAN_LINE_LOOKBACK = 0,
+  KILN_SCAN_LINE_AGGREGATE = 1,
+  KILN_SCAN_LINE_APPLY = 2,
+  KILN_SCAN_LINE_FOLD = 3
+} kiln_scan_line_pass;
+
+/* Appends the source of job's pass (direct: the tile read and written in
+ * global memory, as a complex128 accumulator is), named entry: for the
+ * compile checks (core/reduce/reduce_catalog.c). job->spec must be set
+ * for every kind (COMPACT/NONZERO: the int64 count). */
+kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
+                                  int direct, const char *entry, kiln_strbuf *out);
+
 /* The prefix sum other core code calls on device buffers (unique,
  * histograms, sort): out[k] = in[0] + ... + in[k] (exclusive: up to
  * in[k-1], out[0] = 0), accumulated in out's dtype (an integer or real
