@@ -6,7 +6,7 @@
  * 1-D views with steps 2 and -1; every dtype the scan takes against a
  * host reference; compaction and nonzero/argwhere (1-D to 3-D, transposed
  * views, complex) on both paths; the internal prefix sum
- * (kiln_scan_add_line); KILN_SCAN and bad input. */
+ * (kiln_scan_add_line); KILN_SCAN, kiln_scan_describe and bad input. */
 #include "core/codegen/scan_line.h"
 #include "harness.h"
 
@@ -445,7 +445,20 @@ static void test_bad_input(kiln_context *ctx) {
   setenv("KILN_SCAN", "reduce-then-scan", 1);
   CHECK_OK(scan_host(ctx, "add", x, KILN_FLOAT32, n, y, KILN_FLOAT32, 0, KILN_SCAN_PATH_AUTO));
   CHECK(y[2] == 3);
+  char text[256];
+  CHECK_OK(kiln_scan_describe(ctx, text, sizeof text));
+  CHECK_MSG(strncmp(text, "reduce-then-scan (forced by KILN_SCAN", 37) == 0, "describe: %s", text);
+  setenv("KILN_SCAN", "lookback", 1);
+  CHECK_OK(kiln_scan_describe(ctx, text, sizeof text));
+  CHECK_MSG(strncmp(text, "lookback (forced by KILN_SCAN", 29) == 0, "describe: %s", text);
   unsetenv("KILN_SCAN");
+  kiln_device_info info;
+  CHECK_OK(kiln_context_device_info(ctx, &info));
+  CHECK_OK(kiln_scan_describe(ctx, text, sizeof text));
+  if (info.type == KILN_DEVICE_CPU) CHECK_MSG(strncmp(text, "reduce-then-scan", 16) == 0, "%s", text);
+  if (!strcmp(info.backend, "cuda")) CHECK_MSG(strncmp(text, "lookback", 8) == 0, "%s", text);
+  CHECK_STATUS(kiln_scan_describe(ctx, text, 0), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_scan_describe(NULL, text, sizeof text), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(kiln_nonzero(ctx, kiln_operand_host(x, KILN_FLOAT32, 0, NULL, NULL), idx, &count,
                             NULL),
                KILN_ERROR_INVALID_ARGUMENT);

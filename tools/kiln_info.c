@@ -2,7 +2,8 @@
  * why), its devices and their properties, then opens the context the
  * environment selects (KILN_BACKEND, KILN_DEVICE, KILN_OPENCL_PLATFORM).
  * For each backend with a device, the path matrix products take (vendor
- * BLAS or kiln's portable kernel, and why). Exit status 0 when that
+ * BLAS or kiln's portable kernel, and why) and the path of the single-pass
+ * scan (look-back or reduce-then-scan, and why). Exit status 0 when that
  * context opens, 1 with the reason otherwise. */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,7 @@ static void print_blas(const char *name) {
     printf("    blas: %s\n", kiln_last_error());
   else
     printf("    blas: %s\n", text);
+  if (ctx && kiln_scan_describe(ctx, text, sizeof text) == KILN_OK) printf("    scan: %s\n", text);
   kiln_context_release(ctx);
 }
 

@@ -54,6 +54,24 @@ kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_
   return KILN_OK;
 }
 
+kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t size) {
+  kiln_scan_path path = KILN_SCAN_PATH_AUTO;
+  KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, KILN_FLOAT32, &path));
+  const char *v = getenv("KILN_SCAN");
+  const char *why;
+  if (atomic_load(&forced_path) != KILN_SCAN_PATH_AUTO)
+    why = "forced by the tests' switch";
+  else if (v && *v && strcmp(v, "auto"))
+    why = "forced by KILN_SCAN";
+  else if (path == KILN_SCAN_PATH_LOOKBACK)
+    why = "a GPU whose work-groups keep running while others spin";
+  else
+    why = "not a GPU known to keep work-groups running while others spin";
+  snprintf(text, size, "%s (%s; complex accumulators always reduce-then-scan)",
+           kiln_scan_path_name(path), why);
+  return KILN_OK;
+}
+
 /* ---- the kernels ------------------------------------------------------------------- */
 
 enum {
@@ -532,7 +550,7 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   uint64_t local = ctx->info.local_memory ? ctx->info.local_memory : 48 * 1024;
   if (local > 48 * 1024) local = 48 * 1024;
   r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc) > local;
-  kiln_scan_path path;
+  kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
   if (kiln_log_enabled(KILN_LOG_DEBUG))

@@ -44,6 +44,11 @@ typedef enum kiln_scan_path {
  * INVALID_ARGUMENT: $KILN_SCAN is none of those words. */
 kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path);
 
+/* The path of a real accumulator on ctx's device and why, as text
+ * ("lookback: ..."), into text (size bytes, truncated). Errors as
+ * kiln_scan_choose_path's. */
+kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t size);
+
 /* "lookback" or "reduce-then-scan" (what kiln-info and the debug log say). */
 const char *kiln_scan_path_name(kiln_scan_path path);
 

@@ -114,6 +114,14 @@ kiln_status kiln_ufunc_scan(kiln_ufunc *ufunc, kiln_operand input, kiln_operand 
   return status;
 }
 
+kiln_status kiln_scan_describe(kiln_context *ctx, char *text, size_t size) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(text);
+  if (size == 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "scan_describe: size must be positive");
+  return kiln_scan_explain_path(ctx, text, size);
+}
+
 /* ---- compaction ------------------------------------------------------------------ */
 
 typedef struct compact_state {

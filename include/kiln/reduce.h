@@ -192,6 +192,13 @@ KILN_API kiln_status kiln_ufunc_scan(kiln_ufunc *ufunc, kiln_operand input, kiln
 KILN_API kiln_status kiln_compact(kiln_context *ctx, kiln_operand input, kiln_operand mask,
                                   kiln_operand output, int64_t *count, kiln_stream *stream);
 
+/* Which path the single-pass scan of one line (docs/scan.md) takes on ctx's
+ * device and why, as text into text (size bytes, NUL-terminated,
+ * truncated): "lookback (...)" or "reduce-then-scan (...)"; both give the
+ * same bits. Errors: INVALID_ARGUMENT (NULL arguments, size 0, a KILN_SCAN
+ * value kiln does not know). */
+KILN_API kiln_status kiln_scan_describe(kiln_context *ctx, char *text, size_t size);
+
 /* NumPy's nonzero: the indices of the nonzero elements of `input` (any
  * dtype; complex: either part; a device array or host memory of ndim >= 1
  * dims, any view), in C order, as ndim new 1-D int64 device arrays
