@@ -80,6 +80,20 @@ static int64_t differing(const void *a, const void *b, int64_t n, size_t item) {
   return bad;
 }
 
+/* The inclusive scan of x (n of dtype) with ufunc on both paths into
+ * got[0], got[1]: the bits of want (kiln's order on the host). */
+static void both_paths(kiln_context *ctx, const char *ufunc, const void *x, kiln_dtype dtype,
+                       int64_t n, const void *want, void **got) {
+  size_t item = kiln_dtype_size(dtype);
+  for (int p = 0; p < 2; p++) {
+    CHECK_OK(scan_host(ctx, ufunc, x, dtype, n, got[p], dtype, 0, paths[p]));
+    int64_t bad = differing(got[p], want, n, item);
+    CHECK_MSG(bad == 0, "%s scan of %lld %s on %s: %lld elements differ from kiln's order",
+              ufunc, (long long)n, kiln_dtype_name(dtype), kiln_scan_path_name(paths[p]),
+              (long long)bad);
+  }
+}
+
 /* Both paths, bits against each other and the host emulation. */
 static void test_paths_bits(kiln_context *ctx) {
   for (size_t t = 0; t < NSIZES; t++) {
@@ -92,29 +106,15 @@ static void test_paths_bits(kiln_context *ctx) {
       got[p] = malloc((size_t)n * 4);
       gotd[p] = malloc((size_t)n * 8);
     }
-    /* float32 cumsum */
+    /* float32 cumsum; maximum.accumulate with a NaN in the middle; float64
+     * cumprod */
     line_sum_f32(x, 1, n, want);
-    for (int p = 0; p < 2; p++)
-      CHECK_OK(scan_host(ctx, "add", x, KILN_FLOAT32, n, got[p], KILN_FLOAT32, 0, paths[p]));
-    for (int p = 0; p < 2; p++)
-      CHECK_MSG(differing(got[p], want, n, 4) == 0, "n %lld %s: float32 cumsum differs from "
-                "kiln's order at %lld elements", (long long)n, kiln_scan_path_name(paths[p]),
-                (long long)differing(got[p], want, n, 4));
-    /* float32 maximum.accumulate, with a NaN in the middle */
+    both_paths(ctx, "add", x, KILN_FLOAT32, n, want, (void **)got);
     if (n > 5) x[n / 2] = NAN;
     line_max_f32(x, 1, n, want);
-    for (int p = 0; p < 2; p++)
-      CHECK_OK(scan_host(ctx, "maximum", x, KILN_FLOAT32, n, got[p], KILN_FLOAT32, 0, paths[p]));
-    for (int p = 0; p < 2; p++)
-      CHECK_MSG(differing(got[p], want, n, 4) == 0, "n %lld %s: maximum scan differs",
-                (long long)n, kiln_scan_path_name(paths[p]));
-    /* float64 cumprod and cumsum */
+    both_paths(ctx, "maximum", x, KILN_FLOAT32, n, want, (void **)got);
     line_prod_f64(xd, 1, n, wantd);
-    for (int p = 0; p < 2; p++)
-      CHECK_OK(scan_host(ctx, "multiply", xd, KILN_FLOAT64, n, gotd[p], KILN_FLOAT64, 0, paths[p]));
-    for (int p = 0; p < 2; p++)
-      CHECK_MSG(differing(gotd[p], wantd, n, 8) == 0, "n %lld %s: float64 cumprod differs",
-                (long long)n, kiln_scan_path_name(paths[p]));
+    both_paths(ctx, "multiply", xd, KILN_FLOAT64, n, wantd, (void **)gotd);
     /* int32 exclusive cumsum in int64 (wrapping checked by int8 below) */
     int32_t *xi = malloc((size_t)n * 4);
     int64_t *gi = malloc((size_t)n * 8), *gi2 = malloc((size_t)n * 8);
