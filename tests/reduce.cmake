@@ -12,7 +12,7 @@ kiln_conformance_test(reduce_reproducible_cross SOURCES test_reduce_reproducible
   NO_BACKEND)
 
 # The reduction examples of the tour, run on each backend at a modest size.
-foreach(example reduce_sum reduce_monte_carlo_pi)
+foreach(example reduce_sum reduce_monte_carlo_pi waveform_peaks)
   if(NOT TARGET ${example})
     continue()
   endif()
