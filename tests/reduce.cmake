@@ -12,7 +12,7 @@ kiln_conformance_test(reduce_reproducible_cross SOURCES test_reduce_reproducible
   NO_BACKEND)
 
 # The reduction examples of the tour, run on each backend at a modest size.
-foreach(example reduce_sum reduce_monte_carlo_pi)
+foreach(example reduce_sum reduce_monte_carlo_pi waveform_peaks)
   if(NOT TARGET ${example})
     continue()
   endif()
@@ -31,3 +31,8 @@ kiln_conformance_test(reduce_vector SOURCES test_reduce_vector.c INTERNAL)
 # The later passes run in the first pass's last work-group (the tail)
 # against separate launches and the host tree, through an internal switch.
 kiln_conformance_test(reduce_tail SOURCES test_reduce_tail.c INTERNAL)
+
+# The single-pass scan of one line (docs/scan.md): both paths forced through
+# an internal switch give the bits of kiln's order emulated on the host;
+# every dtype; compaction; nonzero/argwhere; the internal prefix sum.
+kiln_conformance_test(scan_line SOURCES test_scan_line.c INTERNAL)

@@ -2,7 +2,9 @@
  * why), its devices and their properties, then opens the context the
  * environment selects (KILN_BACKEND, KILN_DEVICE, KILN_OPENCL_PLATFORM).
  * For each backend with a device, the path matrix products and FFTs take
- * (vendor BLAS / FFT library or kiln's portable kernels, and why). Exit status 0 when that
+ * (vendor BLAS / FFT library or kiln's portable kernels, and why) and the
+ * path of the single-pass scan (look-back or reduce-then-scan, and why).
+ * Exit status 0 when that
  * context opens, 1 with the reason otherwise. */
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +41,7 @@ static void print_blas(const char *name) {
     printf("    fft: %s\n", kiln_last_error());
   else if (ctx)
     printf("    fft: %s\n", text);
+  if (ctx && kiln_scan_describe(ctx, text, sizeof text) == KILN_OK) printf("    scan: %s\n", text);
   kiln_context_release(ctx);
 }
 

@@ -54,9 +54,32 @@ kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_
   return KILN_OK;
 }
 
+kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t size) {
+  kiln_scan_path path = KILN_SCAN_PATH_AUTO;
+  KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, KILN_FLOAT32, &path));
+  const char *v = getenv("KILN_SCAN");
+  const char *why;
+  if (atomic_load(&forced_path) != KILN_SCAN_PATH_AUTO)
+    why = "forced by the tests' switch";
+  else if (v && *v && strcmp(v, "auto"))
+    why = "forced by KILN_SCAN";
+  else if (path == KILN_SCAN_PATH_LOOKBACK)
+    why = "a GPU whose work-groups keep running while others spin";
+  else
+    why = "not a GPU known to keep work-groups running while others spin";
+  snprintf(text, size, "%s (%s; complex accumulators always reduce-then-scan)",
+           kiln_scan_path_name(path), why);
+  return KILN_OK;
+}
+
 /* ---- the kernels ------------------------------------------------------------------- */
 
-enum { MODE_LOOKBACK, MODE_AGGREGATE, MODE_APPLY, MODE_FOLD };
+enum {
+  MODE_LOOKBACK = KILN_SCAN_LINE_LOOKBACK,
+  MODE_AGGREGATE = KILN_SCAN_LINE_AGGREGATE,
+  MODE_APPLY = KILN_SCAN_LINE_APPLY,
+  MODE_FOLD = KILN_SCAN_LINE_FOLD
+};
 
 typedef struct line_request {
   const kiln_scan_line_job *job;
@@ -326,6 +349,27 @@ static kiln_status line_generate(void *data, kiln_strbuf *b) {
   return kiln_strbuf_status(b);
 }
 
+/* The dtypes of a request for job. */
+static void request_types(const kiln_scan_line_job *job, line_request *r) {
+  r->job = job;
+  r->in = job->in ? job->in->dtype : job->spec->inputs[0];
+  if (job->kind == KILN_SCAN_LINE_VALUES) {
+    r->acc = job->spec->acc;
+    r->out = job->spec->out;
+  } else {
+    r->acc = KILN_INT64;
+    r->out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
+  }
+}
+
+kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
+                                  int direct, const char *entry, kiln_strbuf *out) {
+  line_request r = {.mode = (int)pass, .direct = direct};
+  request_types(job, &r);
+  snprintf(r.entry, sizeof r.entry, "%s", entry);
+  return line_generate(&r, out);
+}
+
 static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program **program) {
   const kiln_scan_line_job *job = r->job;
   const kiln_rt_spec *s = job->spec;
@@ -493,14 +537,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   plan.ntiles = (plan.n + KILN_SCAN_TILE - 1) / KILN_SCAN_TILE;
   plan.in = view_of(job->in);
   plan.out = view_of(job->out);
-  line_request r = {.job = job, .in = job->in->dtype};
-  if (job->kind == KILN_SCAN_LINE_VALUES) {
-    r.acc = job->spec->acc;
-    r.out = job->spec->out;
-  } else {
-    r.acc = KILN_INT64;
-    r.out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
-  }
+  line_request r = {.mode = 0};
+  request_types(job, &r);
   if (job->kind == KILN_SCAN_LINE_COMPACT) plan.data = view_of(job->data);
   if (job->kind == KILN_SCAN_LINE_NONZERO) {
     plan.out.stride = 1;
@@ -512,7 +550,7 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   uint64_t local = ctx->info.local_memory ? ctx->info.local_memory : 48 * 1024;
   if (local > 48 * 1024) local = 48 * 1024;
   r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc) > local;
-  kiln_scan_path path;
+  kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
   if (kiln_log_enabled(KILN_LOG_DEBUG))

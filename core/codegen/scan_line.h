@@ -44,6 +44,11 @@ typedef enum kiln_scan_path {
  * INVALID_ARGUMENT: $KILN_SCAN is none of those words. */
 kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path);
 
+/* The path of a real accumulator on ctx's device and why, as text
+ * ("lookback: ..."), into text (size bytes, truncated). Errors as
+ * kiln_scan_choose_path's. */
+kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t size);
+
 /* "lookback" or "reduce-then-scan" (what kiln-info and the debug log say). */
 const char *kiln_scan_path_name(kiln_scan_path path);
 
@@ -79,6 +84,22 @@ typedef struct kiln_scan_line_job {
 
 kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_scan_line_job *job,
                            kiln_rt_scratch *scratch);
+
+/* The kernels of a line scan: the look-back pass; reduce-then-scan's
+ * aggregates, their fold and the scan from the folded prefixes. */
+typedef enum kiln_scan_line_pass {
+  KILN_SCAN_LINE_LOOKBACK = 0,
+  KILN_SCAN_LINE_AGGREGATE = 1,
+  KILN_SCAN_LINE_APPLY = 2,
+  KILN_SCAN_LINE_FOLD = 3
+} kiln_scan_line_pass;
+
+/* Appends the source of job's pass (direct: the tile read and written in
+ * global memory, as a complex128 accumulator is), named entry: for the
+ * compile checks (core/reduce/reduce_catalog.c). job->spec must be set
+ * for every kind (COMPACT/NONZERO: the int64 count). */
+kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
+                                  int direct, const char *entry, kiln_strbuf *out);
 
 /* The prefix sum other core code calls on device buffers (unique,
  * histograms, sort): out[k] = in[0] + ... + in[k] (exclusive: up to

@@ -1,5 +1,5 @@
-/* core/codegen/scan_tree.c: generating and launching the passes of a scan or
- * a compaction with a fixed order of operations (see scan_tree.h). */
+/* core/codegen/scan_tree.c: generating and launching the passes of a scan of
+ * several lines with a fixed order of operations (see scan_tree.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,10 +9,10 @@
 #define ROW (KILN_SCAN_SEGMENT + 1) /* padded: lanes hit different banks */
 
 void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals, int exclusive,
-                      int compact, int keep_ndim, const char *entry, kiln_strbuf *b) {
+                      int keep_ndim, const char *entry, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
-  kiln_strbuf_appendf(b, "/* scan '%s': %s%s%s */\n", spec->name, totals ? "totals" : "apply",
-                      exclusive ? ", exclusive" : "", compact ? ", compaction" : "");
+  kiln_strbuf_appendf(b, "/* scan '%s': %s%s */\n", spec->name, totals ? "totals" : "apply",
+                      exclusive ? ", exclusive" : "");
   kiln_rt_append_helpers(spec, b);
   kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t M, int64_t K, int64_t nchunks", entry);
   for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t ks%d", d);
@@ -21,20 +21,13 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
   for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t pt%d", d);
   kiln_strbuf_append(b, ", int64_t pr");
   int apply = !totals;
-  if (apply && compact) {
-    kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL const %s *x, int64_t ox",
-                        kiln_dtype_kernel_type(spec->out));
-    for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t xt%d", d);
-    kiln_strbuf_append(b, ", int64_t xr");
-  }
   if (totals) {
     kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL %s *tv, int64_t otv", acc);
   } else {
     kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL const %s *pv, int64_t opv", acc);
     kiln_strbuf_appendf(b, ",\n    KILN_GLOBAL %s *q, int64_t oq",
                         kiln_dtype_kernel_type(spec->out));
-    if (!compact)
-      for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t qt%d", d);
+    for (int d = 0; d < keep_ndim; d++) kiln_strbuf_appendf(b, ", int64_t qt%d", d);
     kiln_strbuf_append(b, ", int64_t qr");
   }
   /* A chunk is staged in local memory so that loads and stores coalesce:
@@ -42,7 +35,7 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
    * at 16 bytes (complex128). Those read and write global memory directly
    * instead ("direct"): the same operations in the same order, only the
    * memory traffic differs. */
-  int direct = kiln_dtype_size(spec->acc) > 8 && !compact;
+  int direct = kiln_dtype_size(spec->acc) > 8;
   kiln_strbuf_appendf(b,
                       ") {\n"
                       "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
@@ -52,26 +45,16 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                       "       pair += kiln_num_groups(0)) {\n"
                       "    int64_t o = pair %% M, c = pair / M;\n"
                       "    int64_t k0 = c * %d, len = K - k0 < %d ? K - k0 : %d;\n"
-                      "    int64_t bp = op, bx = 0, bq = 0;\n",
+                      "    int64_t bp = op, bq = 0;\n",
                       acc, direct ? 1 : KILN_RT_LANES * ROW, acc, KILN_RT_LANES, KILN_RT_CHUNK,
                       KILN_RT_CHUNK, KILN_RT_CHUNK);
-  const char *offs[3] = {"bp", "bx", "bq"}, *strides[3] = {"pt", "xt", "qt"};
-  int n = 1;
-  if (apply && compact) n = 2;
-  if (apply && !compact) {
-    offs[1] = "bq";
-    strides[1] = "qt";
-    n = 2;
-  }
-  if (apply && compact) kiln_strbuf_append(b, "    bx = ox;\n");
-  if (apply && !compact) kiln_strbuf_append(b, "    bq = oq;\n");
+  const char *offs[2] = {"bp", "bq"}, *strides[2] = {"pt", "qt"};
+  int n = apply ? 2 : 1;
+  if (apply) kiln_strbuf_append(b, "    bq = oq;\n");
   kiln_rt_append_decompose(b, "    ", "o", keep_ndim, "ks", n, offs, strides);
   char element[128], load[256];
   kiln_ew_load_expression(spec->inputs[0], "p[bp + (k0 + j) * pr]", element, sizeof element);
-  if (compact)
-    snprintf(load, sizeof load, "(%s)(%s != 0)", acc, element);
-  else
-    kiln_ew_cast_expression(spec->inputs[0], spec->acc, element, load, sizeof load);
+  kiln_ew_cast_expression(spec->inputs[0], spec->acc, element, load, sizeof load);
   /* element i of this lane's segment: staged, or loaded */
   char get[512];
   if (direct) {
@@ -169,15 +152,11 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
                           "    for (int64_t j = lane; j < len; j += kiln_local_size(0)) {\n"
                           "      %s a = buf[(j / %d) * %d + j %% %d];\n",
                           acc, KILN_SCAN_SEGMENT, ROW, KILN_SCAN_SEGMENT);
-    if (direct) {
-      /* written above */
-    } else if (compact) {
-      kiln_strbuf_appendf(
-          b, "      if (%s != 0) q[oq + a * qr] = x[bx + (k0 + j) * xr];\n", element);
-    } else {
-      kiln_strbuf_appendf(b, "      q[bq + (k0 + j) * qr] = %s;\n", store);
-    }
-    if (!direct) kiln_strbuf_append(b, "    }\n");
+    if (!direct) /* else written above */
+      kiln_strbuf_appendf(b,
+                          "      q[bq + (k0 + j) * qr] = %s;\n"
+                          "    }\n",
+                          store);
   }
   kiln_strbuf_append(b,
                      "    kiln_barrier();\n"
@@ -188,22 +167,22 @@ void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals
 typedef struct scan_request {
   const kiln_rt_spec *spec;
   const char *identity;
-  int totals, exclusive, compact, keep_ndim;
+  int totals, exclusive, keep_ndim;
   const char *entry;
 } scan_request;
 
 static kiln_status scan_generate(void *data, kiln_strbuf *source) {
   const scan_request *r = data;
-  kiln_scan_source(r->spec, r->identity, r->totals, r->exclusive, r->compact, r->keep_ndim,
-                   r->entry, source);
+  kiln_scan_source(r->spec, r->identity, r->totals, r->exclusive, r->keep_ndim, r->entry,
+                   source);
   return KILN_OK;
 }
 
 static kiln_status scan_program(kiln_context *ctx, const scan_request *r, kiln_program **program) {
   const kiln_rt_spec *s = r->spec;
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scan|%s|%d%d%d|%d|%d|%d|%d|", s->name, r->totals, r->exclusive,
-                      r->compact, r->keep_ndim, (int)s->inputs[0], (int)s->acc, (int)s->out);
+  kiln_strbuf_appendf(&key, "\1scan|%s|%d%d|%d|%d|%d|%d|", s->name, r->totals, r->exclusive,
+                      r->keep_ndim, (int)s->inputs[0], (int)s->acc, (int)s->out);
   const char *parts[3] = {s->preamble, s->combine, r->identity};
   for (int i = 0; i < 3; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -280,25 +259,21 @@ static uint64_t scratch_bytes(int64_t M, int64_t K, size_t accsize) {
 static kiln_status scan_level(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
                               const char *identity, int exclusive, int nkeep,
                               const kiln_array *in, const kiln_array *out,
-                              const kiln_array *compact, const kiln_array *pool,
-                              uint64_t *cursor) {
+                              const kiln_array *pool, uint64_t *cursor) {
   int64_t M = 1, K = in->shape[nkeep];
   for (int d = 0; d < nkeep; d++) M *= in->shape[d];
   if (M == 0 || K == 0) return KILN_OK;
   kiln_array views[2];
   const kiln_array *pointers[2];
   kiln_rt_subview(in, 0, nkeep, M, 1, &views[0]);
-  const kiln_array *second = compact ? compact : out;
-  kiln_rt_subview(second, 0, nkeep, M, 1, &views[1]);
+  kiln_rt_subview(out, 0, nkeep, M, 1, &views[1]);
   pointers[0] = &views[0];
   pointers[1] = &views[1];
   kiln_ew_layout keep;
   KILN_RETURN_IF_ERROR(kiln_rt_merge(2, pointers, &keep));
   int64_t isz = (int64_t)kiln_dtype_size(in->dtype), osz = (int64_t)kiln_dtype_size(out->dtype);
   int64_t pr = in->strides[nkeep] / isz;
-  int64_t qr = (compact ? out->strides[0] : out->strides[nkeep]) / osz;
-  int64_t xr = compact ? compact->strides[nkeep] / (int64_t)kiln_dtype_size(compact->dtype) : 0;
-  int64_t oq = out->offset / osz;
+  int64_t qr = out->strides[nkeep] / osz;
   int64_t nchunks = (K + KILN_RT_CHUNK - 1) / KILN_RT_CHUNK;
   char entry[96];
   snprintf(entry, sizeof entry, "kiln_scan_%s", spec->name);
@@ -312,7 +287,7 @@ static kiln_status scan_level(kiln_context *ctx, kiln_stream *stream, const kiln
   if (nchunks > 1) {
     *cursor += 2 * region;
     int64_t shape[2] = {M, nchunks};
-    scan_request req = {spec, identity, 1, 0, compact != NULL, keep.ndim, entry};
+    scan_request req = {spec, identity, 1, 0, keep.ndim, entry};
     kiln_program *program = NULL;
     scan_args l = {.n = 0};
     if (status == KILN_OK)
@@ -339,29 +314,19 @@ static kiln_status scan_level(kiln_context *ctx, kiln_stream *stream, const kiln
       inner.inputs[0] = spec->acc;
       inner.out = spec->acc;
       inner.post = NULL;
-      status = scan_level(ctx, stream, &inner, identity, 0, 1, &tv, &sv, NULL, pool, cursor);
+      status = scan_level(ctx, stream, &inner, identity, 0, 1, &tv, &sv, pool, cursor);
     }
   }
-  scan_request req = {spec, identity, 0, exclusive, compact != NULL, keep.ndim, entry};
+  scan_request req = {spec, identity, 0, exclusive, keep.ndim, entry};
   kiln_program *program = NULL;
   scan_args l = {.n = 0};
   if (status == KILN_OK) status = pass_begin(ctx, &req, &program, &l, &M, &K, &nchunks, &keep, &pr);
   if (status == KILN_OK) {
-    if (compact) {
-      buffer(&l, keep.buffers[1]);
-      scalar(&l, &keep.offsets[1]);
-      for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.strides[1][d]);
-      scalar(&l, &xr);
-    }
     buffer(&l, nchunks > 1 ? pool->buffer->handle : keep.buffers[0]);
     scalar(&l, &scanned_off);
     buffer(&l, out->buffer->handle);
-    if (compact) {
-      scalar(&l, &oq);
-    } else {
-      scalar(&l, &keep.offsets[1]);
-      for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.strides[1][d]);
-    }
+    scalar(&l, &keep.offsets[1]);
+    for (int d = 0; d < keep.ndim; d++) scalar(&l, &keep.strides[1][d]);
     scalar(&l, &qr);
     status = launch(ctx, stream, program, M * nchunks, &l);
   }
@@ -370,12 +335,12 @@ static kiln_status scan_level(kiln_context *ctx, kiln_stream *stream, const kiln
 
 kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
                           const char *identity, int exclusive, int nkeep, const kiln_array *in,
-                          const kiln_array *out, const kiln_array *compact,
+                          const kiln_array *out,
                           kiln_rt_scratch *scratch) {
   int64_t M = 1, K = in->shape[nkeep];
   for (int d = 0; d < nkeep; d++) M *= in->shape[d];
   if (M == 0 || K == 0) return KILN_OK;
-  if (M == 1 && !compact) { /* one line: the single-pass scan */
+  if (M == 1) { /* one line: the single-pass scan */
     kiln_array line[2];
     kiln_rt_subview(in, nkeep, 1, K, 1, &line[0]);
     kiln_rt_subview(out, nkeep, 1, K, 1, &line[1]);
@@ -392,7 +357,7 @@ kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_
   kiln_array *pool = NULL, *owned = NULL;
   KILN_RETURN_IF_ERROR(kiln_rt_scratch_acquire(ctx, stream, scratch, bytes, &pool, &owned));
   kiln_status status =
-      scan_level(ctx, stream, spec, identity, exclusive, nkeep, in, out, compact, pool, &cursor);
+      scan_level(ctx, stream, spec, identity, exclusive, nkeep, in, out, pool, &cursor);
   kiln_rt_scratch_finish(scratch, stream, pool, owned, status);
   return status;
 }

@@ -1,6 +1,7 @@
-/* core/codegen/scan_tree.h: generated scans (cumulative reductions) and
- * stream compaction with a fixed order of operations (internal). Used by
- * core/reduce/scan.c.
+/* core/codegen/scan_tree.h: generated scans (cumulative reductions) of
+ * several lines with a fixed order of operations (internal). Used by
+ * core/reduce/scan.c; one line takes the single-pass scan
+ * (core/codegen/scan_line.h).
  *
  * A scan runs along one dim of M independent lines of K elements. Each
  * line is cut into chunks of KILN_RT_CHUNK elements, each chunk into 32
@@ -12,10 +13,7 @@
  * to k), each part absent where empty. Every association is fixed by the
  * element indices: the same bits on every device. A work-group of 32
  * work-items takes one (line, chunk) at a time, staging the chunk in local
- * memory so loads and stores along a contiguous line coalesce.
- *
- * Compaction is an exclusive add-scan of (mask != 0) whose store writes
- * the data element to its position instead of the position. */
+ * memory so loads and stores along a contiguous line coalesce. */
 #ifndef KILN_CORE_SCAN_TREE_H
 #define KILN_CORE_SCAN_TREE_H
 
@@ -27,19 +25,16 @@
  * spec->out its dtype) with spec's combine (spec->map, post and arg
  * unused; inputs[0] is in's dtype). exclusive: out[k] combines the
  * elements before k, the first being `identity` (an expression; required
- * then). compact (or NULL): the data to compact, of in's shape, with in
- * the mask; out is then 1-D and receives compact's elements where the mask
- * is nonzero, in order (spec->acc must be INT64, spec->out compact's
- * dtype). Queued on stream. The chunk totals go in scratch (as
- * kiln_rt_run's; NULL: allocated per call). */
+ * then). One line (M == 1) runs kiln_scan_line. Queued on stream. The
+ * chunk totals go in scratch (as kiln_rt_run's; NULL: allocated per
+ * call). */
 kiln_status kiln_scan_run(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec,
                           const char *identity, int exclusive, int nkeep, const kiln_array *in,
-                          const kiln_array *out, const kiln_array *compact,
-                          kiln_rt_scratch *scratch);
+                          const kiln_array *out, kiln_rt_scratch *scratch);
 
 /* Appends the kernel source of one scan pass: totals (chunk totals into
  * an acc array) or apply (the results, from the scanned totals). */
 void kiln_scan_source(const kiln_rt_spec *spec, const char *identity, int totals, int exclusive,
-                      int compact, int keep_ndim, const char *entry, kiln_strbuf *out);
+                      int keep_ndim, const char *entry, kiln_strbuf *out);
 
 #endif

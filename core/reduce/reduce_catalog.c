@@ -5,7 +5,8 @@
  * pass where its inputs allow it, a first pass running the later ones in
  * its last work-group), the built-in reducible ufuncs at
  * several dtypes, argmin/argmax, a custom map/reduce/post reduction, the
- * scan passes (inclusive, exclusive, compaction) and the identity fill.
+ * scan passes (inclusive, exclusive), the single-pass line scan (values,
+ * compaction, nonzero) and the identity fill.
  * Each kernel defines its helpers, so each is its own source. */
 #include <stdio.h>
 #include <string.h>
@@ -57,12 +58,78 @@ static kiln_status add_vector_passes(kiln_catalog *c, const kiln_rt_spec *spec) 
 }
 
 static kiln_status add_scan(kiln_catalog *c, const kiln_rt_spec *spec, const char *identity,
-                            int totals, int exclusive, int compact) {
+                            int totals, int exclusive) {
   kiln_strbuf b = {0};
-  kiln_scan_source(spec, identity, totals, exclusive, compact, 2, "kiln_scan_catalog", &b);
+  kiln_scan_source(spec, identity, totals, exclusive, 2, "kiln_scan_catalog", &b);
   char what[128];
-  snprintf(what, sizeof what, "scan %s %d%d%d", spec->name, totals, exclusive, compact);
+  snprintf(what, sizeof what, "scan %s %d%d", spec->name, totals, exclusive);
   return add_source(c, what, &b);
+}
+
+static kiln_status add_line_scan(kiln_catalog *c, const kiln_scan_line_job *job,
+                                 kiln_scan_line_pass pass, int direct) {
+  kiln_strbuf b = {0};
+  kiln_status status = kiln_scan_line_source(job, pass, direct, "kiln_scan_line_catalog", &b);
+  char what[128];
+  snprintf(what, sizeof what, "line scan %s kind %d pass %d%s%s", job->spec->name, (int)job->kind,
+           (int)pass, job->exclusive ? " exclusive" : "", direct ? " direct" : "");
+  if (status != KILN_OK) {
+    kiln_strbuf_free(&b);
+    return status;
+  }
+  return add_source(c, what, &b);
+}
+
+/* The single-pass scan of one line (core/codegen/scan_line.h): each pass of
+ * a float32 cumsum from float16, an exclusive int64 one, a complex128 one
+ * read and written in global memory, compaction and nonzero. */
+static kiln_status add_line_scans(kiln_catalog *c) {
+  kiln_array in = {.dtype = KILN_FLOAT16, .ndim = 1}, data = {.dtype = KILN_FLOAT64, .ndim = 1};
+  kiln_rt_spec sum = {.name = "line_sum",
+                      .ninputs = 1,
+                      .inputs = {KILN_FLOAT16},
+                      .acc = KILN_FLOAT32,
+                      .out = KILN_FLOAT16,
+                      .combine = "return a + b;"};
+  kiln_scan_line_job job = {.kind = KILN_SCAN_LINE_VALUES, .spec = &sum, .identity = "0", .in = &in};
+  kiln_status status = KILN_OK;
+  for (int pass = 0; pass < 4 && status == KILN_OK; pass++)
+    status = add_line_scan(c, &job, (kiln_scan_line_pass)pass, 0);
+  kiln_rt_spec wide = sum;
+  wide.inputs[0] = in.dtype = KILN_INT32;
+  wide.acc = wide.out = KILN_INT64;
+  job.spec = &wide;
+  job.exclusive = 1;
+  if (status == KILN_OK) status = add_line_scan(c, &job, KILN_SCAN_LINE_LOOKBACK, 0);
+  kiln_rt_spec complex = sum;
+  complex.inputs[0] = in.dtype = complex.acc = complex.out = KILN_COMPLEX128;
+  complex.combine = "return kiln_complex128_add(a, b);";
+  job.spec = &complex;
+  job.exclusive = 0;
+  job.identity = NULL;
+  if (status == KILN_OK) status = add_line_scan(c, &job, KILN_SCAN_LINE_APPLY, 1);
+  kiln_rt_spec count = {.name = "compact",
+                        .ninputs = 1,
+                        .inputs = {KILN_UINT8},
+                        .acc = KILN_INT64,
+                        .out = KILN_INT64,
+                        .combine = "return a + b;"};
+  int64_t shape[2] = {3, 5};
+  in.dtype = KILN_UINT8;
+  kiln_scan_line_job compact = {.kind = KILN_SCAN_LINE_COMPACT,
+                                .spec = &count,
+                                .identity = "0",
+                                .exclusive = 1,
+                                .in = &in,
+                                .data = &data};
+  if (status == KILN_OK) status = add_line_scan(c, &compact, KILN_SCAN_LINE_LOOKBACK, 0);
+  kiln_scan_line_job nonzero = compact;
+  nonzero.kind = KILN_SCAN_LINE_NONZERO;
+  nonzero.data = NULL;
+  nonzero.ndim = 2;
+  nonzero.shape = shape;
+  if (status == KILN_OK) status = add_line_scan(c, &nonzero, KILN_SCAN_LINE_APPLY, 0);
+  return status;
 }
 
 /* The passes of ufunc u (built-in `name`, or u itself when name is NULL)
@@ -82,9 +149,9 @@ static kiln_status add_ufunc(kiln_catalog *c, const char *name, kiln_ufunc *u, k
     if (status == KILN_OK) status = add_pass(c, &op.spec, 0, 1, 0, 3, 1);
     if (status == KILN_OK && kiln_rt_tail_fits(&op.spec, 2, KILN_RT_MAX_GROUP))
       status = add_pass_as(c, &op.spec, 1, 0, 0, 1, 2, 1, 0, 1);
-    if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 1, 0, 0);
-    if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 0, 0, 0);
-    if (status == KILN_OK && op.identity) status = add_scan(c, &op.spec, op.identity, 0, 1, 0);
+    if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 1, 0);
+    if (status == KILN_OK) status = add_scan(c, &op.spec, op.identity, 0, 0);
+    if (status == KILN_OK && op.identity) status = add_scan(c, &op.spec, op.identity, 0, 1);
   }
   if (status == KILN_OK && op.identity) {
     /* the identity fill of an empty reduction (the element-wise generator) */
@@ -163,13 +230,6 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
   /* its vector variant: inputs of one size, contiguous along one dim */
   custom.inputs[1] = KILN_INT32;
   if (status == KILN_OK) status = add_vector_passes(c, &custom);
-  /* compaction: an exclusive add-scan of a mask that moves the data */
-  kiln_rt_spec compact = {.name = "compact",
-                          .ninputs = 1,
-                          .inputs = {KILN_UINT8},
-                          .acc = KILN_INT64,
-                          .out = KILN_FLOAT64,
-                          .combine = "return a + b;"};
-  if (status == KILN_OK) status = add_scan(c, &compact, "0", 0, 1, 1);
+  if (status == KILN_OK) status = add_line_scans(c);
   return status;
 }

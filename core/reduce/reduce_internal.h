@@ -20,6 +20,17 @@ kiln_status kiln_reduce_to_device(kiln_context *ctx, const char *what, int index
                                   const kiln_operand *o, kiln_dtype scalar_dtype,
                                   const kiln_array **array, kiln_array **owned);
 
+/* `a` as a 1-D view in C order: itself when 1-D, else a view of it when
+ * contiguous, else of a contiguous copy (*copy, to release; made on the
+ * default stream, so a call on another stream waits for it). */
+kiln_status kiln_reduce_flat_view(const kiln_array *a, kiln_stream *stream, kiln_array *view,
+                                  kiln_array **copy);
+
+/* The number of nonzero elements of a (a reduction queued on stream, then
+ * waited for: one 8-byte copy to the host). */
+kiln_status kiln_reduce_count_nonzero(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
+                                      int64_t *count);
+
 /* The dtype of an array, host or typed scalar operand; else
  * KILN_DTYPE_COUNT. */
 kiln_dtype kiln_reduce_input_dtype(const kiln_operand *o);

@@ -6,10 +6,7 @@
 
 #include "core/reduce/reduce_internal.h"
 
-/* `a` as a 1-D view in C order: itself when 1-D, else a view of it when
- * contiguous, else of a contiguous copy (*copy, to release; made on the
- * default stream, so a call on another stream waits for it). */
-static kiln_status flat_view(const kiln_array *a, kiln_stream *stream, kiln_array *view,
+kiln_status kiln_reduce_flat_view(const kiln_array *a, kiln_stream *stream, kiln_array *view,
                              kiln_array **copy) {
   *copy = NULL;
   if (a->ndim != 1 && !kiln_array_is_contiguous(a)) {
@@ -79,7 +76,7 @@ static kiln_status scan(kiln_ufunc *u, kiln_operand input, kiln_operand output,
   kiln_array flat;
   int axis = 0;
   if (!options || options->flatten) {
-    KILN_RETURN_IF_ERROR(flat_view(a, stream, &flat, copy));
+    KILN_RETURN_IF_ERROR(kiln_reduce_flat_view(a, stream, &flat, copy));
     a = &flat;
   } else {
     axis = options->axis;
@@ -97,7 +94,7 @@ static kiln_status scan(kiln_ufunc *u, kiln_operand input, kiln_operand output,
   axis_last(out, axis, &outv);
   kiln_rt_scratch scratch = kiln_reduce_scratch_take(&u->lock, &u->reduce_scratch);
   kiln_status status = kiln_scan_run(u->ctx, stream, &op->spec, op->identity, exclusive,
-                                     a->ndim - 1, &inv, &outv, NULL, &scratch);
+                                     a->ndim - 1, &inv, &outv, &scratch);
   kiln_reduce_scratch_give(&u->lock, &u->reduce_scratch, scratch);
   KILN_RETURN_IF_ERROR(status);
   return finish_output(u->ctx, stream, &output, made);
@@ -117,11 +114,41 @@ kiln_status kiln_ufunc_scan(kiln_ufunc *ufunc, kiln_operand input, kiln_operand 
   return status;
 }
 
+kiln_status kiln_scan_describe(kiln_context *ctx, char *text, size_t size) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(text);
+  if (size == 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "scan_describe: size must be positive");
+  return kiln_scan_explain_path(ctx, text, size);
+}
+
 /* ---- compaction ------------------------------------------------------------------ */
 
 typedef struct compact_state {
-  kiln_array *owned[2], *copies[2], *made, *count;
+  kiln_array *owned[2], *copies[2], *made;
 } compact_state;
+
+kiln_status kiln_reduce_count_nonzero(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
+                                      int64_t *count) {
+  char truth[256], map[320]; /* "nonzero" as a cast to bool says it (complex: either part) */
+  kiln_ew_cast_expression(a->dtype, KILN_BOOL, "v0", truth, sizeof truth);
+  snprintf(map, sizeof map, "kiln_m = (int64_t)((%s) ? 1 : 0);", truth);
+  kiln_rt_spec counting = {.name = "compact_count",
+                           .ninputs = 1,
+                           .inputs = {a->dtype},
+                           .acc = KILN_INT64,
+                           .out = KILN_INT64,
+                           .map = map,
+                           .combine = "return a + b;"};
+  kiln_array *total = NULL;
+  const kiln_array *in[1] = {a};
+  kiln_status status = kiln_array_alloc(ctx, KILN_INT64, 0, NULL, &total);
+  if (status == KILN_OK) status = kiln_rt_run(ctx, stream, &counting, 0, 1, in, total, 0, NULL);
+  if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
+  if (status == KILN_OK) status = kiln_array_to_host(total, count, NULL);
+  kiln_array_release(total);
+  return status;
+}
 
 static kiln_status compact(kiln_context *ctx, kiln_operand input, kiln_operand mask,
                            kiln_operand output, int64_t *count, kiln_stream *stream,
@@ -151,23 +178,9 @@ static kiln_status compact(kiln_context *ctx, kiln_operand input, kiln_operand m
                           b);
   }
   for (int j = 0; j < 2; j++)
-    KILN_RETURN_IF_ERROR(flat_view(arrays[j], stream, &flat[j], &st->copies[j]));
+    KILN_RETURN_IF_ERROR(kiln_reduce_flat_view(arrays[j], stream, &flat[j], &st->copies[j]));
   int64_t n = flat[0].size;
-  /* the count: a reduction of (mask != 0) */
-  if (n > 0) {
-    kiln_rt_spec counting = {.name = "compact_count",
-                             .ninputs = 1,
-                             .inputs = {flat[1].dtype},
-                             .acc = KILN_INT64,
-                             .out = KILN_INT64,
-                             .map = "kiln_m = (int64_t)(v0 != 0);",
-                             .combine = "return a + b;"};
-    KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_INT64, 0, NULL, &st->count));
-    const kiln_array *in[1] = {&flat[1]};
-    KILN_RETURN_IF_ERROR(kiln_rt_run(ctx, stream, &counting, 0, 1, in, st->count, 0, NULL));
-    if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
-    KILN_RETURN_IF_ERROR(kiln_array_to_host(st->count, count, NULL));
-  }
+  if (n > 0) KILN_RETURN_IF_ERROR(kiln_reduce_count_nonzero(ctx, stream, &flat[1], count));
   kiln_dtype dtype = flat[0].dtype;
   const kiln_array *out = NULL;
   int64_t shape[1] = {*count};
@@ -191,13 +204,12 @@ kiln_status kiln_compact(kiln_context *ctx, kiln_operand input, kiln_operand mas
   KILN_CHECK_ARG(count);
   *count = 0;
   KILN_CHECK_ARG(ctx);
-  compact_state st = {{NULL, NULL}, {NULL, NULL}, NULL, NULL};
+  compact_state st = {{NULL, NULL}, {NULL, NULL}, NULL};
   kiln_status status = compact(ctx, input, mask, output, count, stream, &st);
   for (int j = 0; j < 2; j++) {
     kiln_array_release(st.owned[j]);
     kiln_array_release(st.copies[j]);
   }
   kiln_array_release(st.made);
-  kiln_array_release(st.count);
   return status;
 }

@@ -192,6 +192,32 @@ KILN_API kiln_status kiln_ufunc_scan(kiln_ufunc *ufunc, kiln_operand input, kiln
 KILN_API kiln_status kiln_compact(kiln_context *ctx, kiln_operand input, kiln_operand mask,
                                   kiln_operand output, int64_t *count, kiln_stream *stream);
 
+/* Which path the single-pass scan of one line (docs/scan.md) takes on ctx's
+ * device and why, as text into text (size bytes, NUL-terminated,
+ * truncated): "lookback (...)" or "reduce-then-scan (...)"; both give the
+ * same bits. Errors: INVALID_ARGUMENT (NULL arguments, size 0, a KILN_SCAN
+ * value kiln does not know). */
+KILN_API kiln_status kiln_scan_describe(kiln_context *ctx, char *text, size_t size);
+
+/* NumPy's nonzero: the indices of the nonzero elements of `input` (any
+ * dtype; complex: either part; a device array or host memory of ndim >= 1
+ * dims, any view), in C order, as ndim new 1-D int64 device arrays
+ * indices[0..ndim-1] of *count elements each (the caller's array needs room
+ * for ndim pointers, KILN_MAX_DIMS always suffices; release each). They are
+ * the columns of one (count, ndim) array, kiln_argwhere's. Waits for the
+ * count (one small copy to the host); device work is queued on stream.
+ * Built on the single-pass scan (docs/scan.md). Errors: INVALID_ARGUMENT
+ * (a 0-d input, as NumPy 2; a scalar; NULL pointers); on error indices is
+ * left as it was and *count is 0. */
+KILN_API kiln_status kiln_nonzero(kiln_context *ctx, kiln_operand input, kiln_array **indices,
+                                  int64_t *count, kiln_stream *stream);
+
+/* NumPy's argwhere: the same indices as one new (count, ndim) int64 device
+ * array in *out (row k: the index of the k-th nonzero element in C order;
+ * the caller releases it). Errors as kiln_nonzero's (*out NULL then). */
+KILN_API kiln_status kiln_argwhere(kiln_context *ctx, kiln_operand input, kiln_array **out,
+                                   int64_t *count, kiln_stream *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,9 @@
  * and events, the memory pool and pinned host memory, gufuncs on device
  * and pinned host operands, matrix products, FFTs, reductions, argmax, scans,
  * compaction and custom reductions, native handles, wrapping and DLPack
- * and copies between contexts, random arrays, a fusion scope with a folded reduction; every kernel also goes through the disk
+ * and copies between contexts, random arrays, a fusion scope with a
+ * folded reduction, the single-pass scan on both paths and nonzero; every
+ * kernel also goes through the disk
  * cache, whose loads and stores are backend calls) and each kind of fault (a call into the backend table, a
  * host allocation in kiln), the driver runs the scenario once per n =
  * 1, 2, ... with call n made to fail, on a fresh context, until a run no
@@ -22,6 +24,7 @@
  * The counts of injected faults are printed. */
 #include <dlpack/dlpack.h>
 
+#include "core/codegen/scan_line.h"
 #include "core/runtime/fault_injection.h"
 #include "harness.h"
 
@@ -486,6 +489,46 @@ static kiln_status scenario_fusion(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* The single-pass scan over several tiles on both paths: cumsum on the
+ * look-back (its flags' fill and one launch), nonzero on reduce-then-scan
+ * (the count, aggregates, their fold, the scan and the column views). */
+#define LINE_N (2 * KILN_SCAN_TILE + 7)
+static kiln_status scenario_scan_line(kiln_context *ctx, int *correct) {
+  int64_t n = LINE_N;
+  static float x[LINE_N], cum[LINE_N];
+  static int64_t where[LINE_N];
+  for (int64_t i = 0; i < n; i++) x[i] = host_x[i % N];
+  kiln_ufunc *add = NULL;
+  kiln_array *c = NULL, *idx[1] = {NULL};
+  int64_t count = -1;
+  kiln_status s;
+  CREATE(s, kiln_ufunc_builtin(ctx, "add", &add), add);
+  kiln_operand in = kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL);
+  kiln_scan_force_path(KILN_SCAN_PATH_LOOKBACK);
+  if (s == KILN_OK) CREATE(s, kiln_ufunc_scan(add, in, kiln_operand_new(&c), NULL, NULL), c);
+  kiln_scan_force_path(KILN_SCAN_PATH_REDUCE_THEN_SCAN);
+  if (s == KILN_OK) CREATE(s, kiln_nonzero(ctx, in, idx, &count, NULL), idx[0]);
+  kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+  if (s == KILN_OK) s = kiln_array_to_host(c, cum, NULL);
+  if (s == KILN_OK && count > 0) s = kiln_array_to_host(idx[0], where, NULL);
+  if (s == KILN_OK) {
+    double want = 0, magnitude = 0;
+    int64_t k = 0;
+    int ok = 1;
+    for (int64_t i = 0; i < n; i++) {
+      want += x[i];
+      magnitude += fabs(x[i]);
+      ok = ok && fabs(cum[i] - want) <= 1e-5 * magnitude + 1e-6;
+      if (x[i] != 0) ok = ok && k < count && where[k++] == i;
+    }
+    *correct = ok && k == count;
+  }
+  kiln_array_release(idx[0]);
+  kiln_array_release(c);
+  kiln_ufunc_release(add);
+  return s;
+}
+
 /* kiln/stats.h and kiln/creation.h (issue 28): mean of a device array, std
  * of host memory, the 2-norm, allclose, arange and an item read. */
 static kiln_status scenario_stats(kiln_context *ctx, int *correct) {
@@ -691,6 +734,7 @@ static void test_ufunc_host(kiln_context *ctx) { (void)ctx; prepare(); sweep_bot
 static void test_gufunc(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("gufunc", scenario_gufunc); }
 static void test_matmul(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("matmul", scenario_matmul); }
 static void test_reduce(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("reduce", scenario_reduce); }
+static void test_scan_line(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("scan_line", scenario_scan_line); }
 static void test_interop(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("interop", scenario_interop); }
 static void test_fft(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fft", scenario_fft); }
 static void test_stats(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("stats", scenario_stats); }
@@ -716,10 +760,10 @@ static const harness_test tests[] = {
     {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
     {"streams", test_streams},       {"memory", test_memory},
     {"gufunc", test_gufunc},         {"matmul", test_matmul},
-    {"reduce", test_reduce},         {"interop", test_interop},     {"random", test_random},
-    {"fft", test_fft},               {"fusion", test_fusion},
-    {"stats", test_stats},
-    {"totals", test_totals},
+    {"reduce", test_reduce},         {"interop", test_interop},
+    {"random", test_random},         {"fft", test_fft},
+    {"fusion", test_fusion},         {"stats", test_stats},
+    {"scan_line", test_scan_line},   {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
