@@ -4,6 +4,7 @@
  *   sum        add.reduce of n float32 (reads 4n bytes)
  *   row sum    add.reduce over axis 1 of a (rows, cols) float32 matrix
  *   col sum    add.reduce over axis 0 of the same matrix
+ *   max, min   maximum.reduce / minimum.reduce of n float32 (reads 4n bytes)
  *   argmax     of n float32
  *   cumsum     add.scan of n float32 (reads 4n, writes 4n bytes at least)
  * Each: device time between two events around one call, median of
@@ -17,11 +18,11 @@
 
 #include "bench.h"
 
-typedef enum { COPY, SUM, ROWS, COLS, ARGMAX, CUMSUM } op_kind;
+typedef enum { COPY, SUM, ROWS, COLS, MAX, MIN, ARGMAX, CUMSUM } op_kind;
 
 typedef struct bench {
   kiln_context *ctx;
-  kiln_ufunc *add;
+  kiln_ufunc *add, *maximum, *minimum;
   kiln_array *x, *x2, *m, *scalar, *index, *row_out, *col_out;
   kiln_event *start, *stop;
 } bench;
@@ -42,6 +43,11 @@ static void run(bench *b, op_kind op) {
     case COLS:
       BENCH_CHECK(kiln_ufunc_reduce(b->add, kiln_operand_array(b->m),
                                     kiln_operand_array(b->col_out), &cols, NULL));
+      break;
+    case MAX:
+    case MIN:
+      BENCH_CHECK(kiln_ufunc_reduce(op == MAX ? b->maximum : b->minimum, kiln_operand_array(b->x),
+                                    kiln_operand_array(b->scalar), NULL, NULL));
       break;
     case ARGMAX:
       BENCH_CHECK(
@@ -71,6 +77,8 @@ int main(int argc, char **argv) {
   printf("reduce_bench on %s: %s; n %lld, matrix (%lld, %lld) float32, median of %d\n",
          info.backend, info.name, (long long)n, (long long)rows, (long long)cols, repeats);
   BENCH_CHECK(kiln_ufunc_builtin(b.ctx, "add", &b.add));
+  BENCH_CHECK(kiln_ufunc_builtin(b.ctx, "maximum", &b.maximum));
+  BENCH_CHECK(kiln_ufunc_builtin(b.ctx, "minimum", &b.minimum));
   float one = 0.5f;
   int64_t mshape[2] = {rows, cols};
   BENCH_CHECK(kiln_array_full(b.ctx, KILN_FLOAT32, 1, &n, &one, &b.x));
@@ -90,6 +98,7 @@ int main(int argc, char **argv) {
     double per_elem; /* bytes each element must move */
   } ops[] = {{COPY, "copy (reference)", 0, 8}, {SUM, "sum", 0, 4},
              {ROWS, "row sum (axis 1)", 1, 4}, {COLS, "column sum (axis 0)", 1, 4},
+             {MAX, "max", 0, 4},               {MIN, "min", 0, 4},
              {ARGMAX, "argmax", 0, 4},         {CUMSUM, "cumsum", 0, 8}};
   double copy_gbs = 0;
   printf("%-22s %10s %10s %12s\n", "operation", "ms", "GB/s", "of copy BW");
@@ -115,6 +124,8 @@ int main(int argc, char **argv) {
   kiln_array_release(b.row_out);
   kiln_array_release(b.col_out);
   kiln_ufunc_release(b.add);
+  kiln_ufunc_release(b.maximum);
+  kiln_ufunc_release(b.minimum);
   kiln_context_release(b.ctx);
   return 0;
 }

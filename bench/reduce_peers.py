@@ -49,6 +49,8 @@ def cupy_times(n, rows, cols, repeats):
         ("sum", lambda: cp.sum(x), n * 4),
         ("row sum (axis 1)", lambda: cp.sum(m, axis=1), rows * cols * 4),
         ("column sum (axis 0)", lambda: cp.sum(m, axis=0), rows * cols * 4),
+        ("max", lambda: cp.max(x), n * 4),
+        ("min", lambda: cp.min(x), n * 4),
         ("argmax", lambda: cp.argmax(x), n * 4),
         ("cumsum", lambda: cp.cumsum(x), n * 8),
     ]

@@ -66,6 +66,10 @@ for p in "$root"/bench/*_peers.py; do
   echo "== $(basename "$p")"
   timeout 300 python3 "$p" 2>&1 | tee -a "$out/peers.log"
 done
+# kiln and CuPy row by row, from one run of each (bench/side_by_side.py)
+echo "== side_by_side reduce (CUDA)"
+KILN_BACKEND=cuda timeout 300 python3 "$root/bench/side_by_side.py" "$build/bench/reduce_bench" \
+  "$root/bench/reduce_peers.py" 1e8 1e6 100 30 2>&1 | tee -a "$out/peers.log"
 
 # DLPack round trip with CuPy (docs/interop.md): no copy in either direction.
 echo "== dlpack_cupy"

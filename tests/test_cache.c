@@ -161,6 +161,27 @@ static kiln_context *open_context(const char *dir, int cache, uint64_t max_bytes
   return ctx;
 }
 
+/* Compiles `entry` of source (with options), runs it on the n floats of
+ * host (n, x, out arguments) and copies the result into back. */
+static kiln_status launch_cache_kernel(kiln_context *ctx, const char *source, const char *entry,
+                                       const char *options, int64_t n, const float *host,
+                                       float *back) {
+  kiln_kernel *kernel = NULL;
+  kiln_array *x = NULL, *out = NULL;
+  kiln_status s = kiln_kernel_create(ctx, source, entry, options, &kernel);
+  if (s == KILN_OK) s = kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &x);
+  if (s == KILN_OK) s = kiln_array_empty(ctx, KILN_FLOAT32, 1, &n, &out);
+  if (s == KILN_OK) {
+    kiln_arg args[3] = {kiln_arg_int64(n), kiln_arg_array(x), kiln_arg_array(out)};
+    s = kiln_kernel_launch(kernel, 1, &n, NULL, 3, args, NULL);
+  }
+  if (s == KILN_OK) s = kiln_array_to_host(out, back, NULL);
+  kiln_array_release(out);
+  kiln_array_release(x);
+  kiln_kernel_release(kernel);
+  return s;
+}
+
 /* Compiles entry of cache.kl (with `variant` appended as a comment, and
  * -DSCALE=scale unless 0), runs it on n random floats and checks the
  * values; 1 when all is right. */
@@ -170,19 +191,10 @@ static int run_kernel(kiln_context *ctx, const char *entry, int variant, int sca
   char *source = malloc(strlen(base) + 64), options[32] = "";
   sprintf(source, "%s\n/* variant %d */\n", base, variant);
   if (scale) snprintf(options, sizeof options, "-DSCALE=%d", scale);
-  kiln_kernel *kernel = NULL;
-  kiln_array *x = NULL, *out = NULL;
   float *host = malloc((size_t)n * sizeof *host + 1), *back = malloc((size_t)n * sizeof *back + 1);
   harness_fill_random(host, KILN_FLOAT32, n, -4.0, 4.0);
   int ok = 0;
-  kiln_status s = kiln_kernel_create(ctx, source, entry, scale ? options : NULL, &kernel);
-  if (s == KILN_OK) s = kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &x);
-  if (s == KILN_OK) s = kiln_array_empty(ctx, KILN_FLOAT32, 1, &n, &out);
-  if (s == KILN_OK) {
-    kiln_arg args[3] = {kiln_arg_int64(n), kiln_arg_array(x), kiln_arg_array(out)};
-    s = kiln_kernel_launch(kernel, 1, &n, NULL, 3, args, NULL);
-  }
-  if (s == KILN_OK) s = kiln_array_to_host(out, back, NULL);
+  kiln_status s = launch_cache_kernel(ctx, source, entry, scale ? options : NULL, n, host, back);
   if (s != KILN_OK) {
     harness_fail(__FILE__, __LINE__, "%s variant %d: %s", entry, variant, kiln_last_error());
   } else {
@@ -197,9 +209,6 @@ static int run_kernel(kiln_context *ctx, const char *entry, int variant, int sca
               (long long)n);
     ok = bad == 0;
   }
-  kiln_array_release(out);
-  kiln_array_release(x);
-  kiln_kernel_release(kernel);
   free(host);
   free(back);
   free(source);
@@ -854,16 +863,7 @@ static int observed_scale(kiln_context *ctx, int variant) {
   int64_t n = 97;
   float host[97], back[97];
   harness_fill_random(host, KILN_FLOAT32, n, 1.0, 4.0);
-  kiln_kernel *kernel = NULL;
-  kiln_array *x = NULL, *out = NULL;
-  kiln_status s = kiln_kernel_create(ctx, source, "cache_scale", NULL, &kernel);
-  if (s == KILN_OK) s = kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &x);
-  if (s == KILN_OK) s = kiln_array_empty(ctx, KILN_FLOAT32, 1, &n, &out);
-  if (s == KILN_OK) {
-    kiln_arg args[3] = {kiln_arg_int64(n), kiln_arg_array(x), kiln_arg_array(out)};
-    s = kiln_kernel_launch(kernel, 1, &n, NULL, 3, args, NULL);
-  }
-  if (s == KILN_OK) s = kiln_array_to_host(out, back, NULL);
+  kiln_status s = launch_cache_kernel(ctx, source, "cache_scale", NULL, n, host, back);
   int scale = 0;
   if (s != KILN_OK) harness_fail(__FILE__, __LINE__, "cache_scale: %s", kiln_last_error());
   for (int factor = 3; s == KILN_OK && factor <= 5 && !scale; factor += 2) {
@@ -872,9 +872,6 @@ static int observed_scale(kiln_context *ctx, int variant) {
       bad += fabs(back[i] - (factor * host[i] + (float)(i % 7))) > 1e-5 * (1.0 + factor * 4);
     if (!bad) scale = factor;
   }
-  kiln_array_release(out);
-  kiln_array_release(x);
-  kiln_kernel_release(kernel);
   free(source);
   free(base);
   return scale;

@@ -412,10 +412,92 @@ static void test_vector_source(kiln_context *ctx) {
   CHECK(kiln_rt_vector_width(&pair) == 1);
 }
 
+/* maximum/minimum's combine picks an operand (the first NaN, else the
+ * larger/smaller, the later on ties), so kiln folds a lane's whole chunk
+ * in two halves at once (reduce_tree.c, append_split_chunk): the bits must
+ * still be the one fold's, where they depend on the order: +0/-0 ties
+ * (which zero is "the later") and NaNs of different payloads (which is
+ * "the first"). The host tree with that combine, bit for bit, through
+ * vector, scalar and kiln's own loads, rows of whole and partial chunks. */
+static uint32_t pick(uint32_t a, uint32_t b, int max) {
+  float fa, fb;
+  memcpy(&fa, &a, 4), memcpy(&fb, &b, 4);
+  return (max ? fa > fb : fa < fb) || isnan(fa) ? a : b;
+}
+
+static uint32_t host_pick_tree(const uint32_t *x, int64_t n, int max) {
+  uint32_t *level = malloc((size_t)n * sizeof *level);
+  memcpy(level, x, (size_t)n * sizeof *level);
+  for (;;) {
+    int64_t chunks = (n + KILN_REDUCE_CHUNK - 1) / KILN_REDUCE_CHUNK;
+    for (int64_t c = 0; c < chunks; c++) {
+      uint32_t lanes[KILN_REDUCE_LANES];
+      int64_t k0 = c * KILN_REDUCE_CHUNK;
+      int64_t kend = k0 + KILN_REDUCE_CHUNK < n ? k0 + KILN_REDUCE_CHUNK : n;
+      for (int l = 0; l < KILN_REDUCE_LANES && k0 + l < kend; l++) {
+        lanes[l] = level[k0 + l];
+        for (int64_t k = k0 + l + KILN_REDUCE_LANES; k < kend; k += KILN_REDUCE_LANES)
+          lanes[l] = pick(lanes[l], level[k], max);
+      }
+      for (int s = KILN_REDUCE_LANES / 2; s > 0; s /= 2)
+        for (int l = 0; l < s; l++)
+          if (k0 + l + s < kend) lanes[l] = pick(lanes[l], lanes[l + s], max);
+      level[c] = lanes[0];
+    }
+    n = chunks;
+    if (n == 1) break;
+  }
+  uint32_t r = level[0];
+  free(level);
+  return r;
+}
+
+static void test_pick_ties_bits(kiln_context *ctx) {
+  static const int64_t shapes[][2] = {{1, 4096}, {1, 12291}, {2, 8192}, {3, 4100}, {1, 65536}};
+  for (int max = 0; max < 2; max++) {
+    kiln_ufunc *u = NULL;
+    REQUIRE_OK(kiln_ufunc_builtin(ctx, max ? "maximum" : "minimum", &u));
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+      int64_t M = shapes[t][0], K = shapes[t][1], n = M * K;
+      for (int with_nan = 0; with_nan < 2; with_nan++) {
+        uint32_t *x = malloc((size_t)n * 4), want[3], got[3];
+        for (int64_t i = 0; i < n; i++) {
+          uint64_t r = harness_rand_u64();
+          x[i] = r % 2 ? 0x80000000u : 0; /* +0 or -0: all tie */
+          /* NaNs of distinct payloads, a few a row, the first one wins */
+          if (with_nan && r % 997 == 5) x[i] = 0x7fc00000u | (uint32_t)(i % 4096);
+        }
+        for (int64_t r = 0; r < M; r++) want[r] = host_pick_tree(x + r * K, K, max);
+        kiln_array *a = NULL;
+        int64_t shape[2] = {M, K};
+        REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, x, &a));
+        static const kiln_rt_loads modes[3] = {KILN_RT_LOADS_VECTOR, KILN_RT_LOADS_SCALAR,
+                                               KILN_RT_LOADS_AUTO};
+        for (int m = 0; m < 3; m++) {
+          kiln_reduce_options opt = kiln_reduce_axis(1);
+          kiln_operand o = kiln_operand_host_output(got, KILN_FLOAT32, 1, &M, NULL);
+          kiln_rt_force_loads(modes[m]);
+          kiln_status s = kiln_ufunc_reduce(u, kiln_operand_array(a), o, &opt, NULL);
+          kiln_rt_force_loads(KILN_RT_LOADS_AUTO);
+          CHECK_MSG(s == KILN_OK, "%s: %s", kiln_ufunc_name(u), kiln_last_error());
+          for (int64_t r = 0; s == KILN_OK && r < M; r++)
+            CHECK_MSG(got[r] == want[r], "%s %lldx%lld%s row %lld loads %d: %08x, tree %08x",
+                      kiln_ufunc_name(u), (long long)M, (long long)K, with_nan ? " NaNs" : "",
+                      (long long)r, m, got[r], want[r]);
+        }
+        kiln_array_release(a);
+        free(x);
+      }
+    }
+    kiln_ufunc_release(u);
+  }
+}
+
 static const harness_test tests[] = {{"vector_source", test_vector_source},
                                      {"vector_bits", test_vector_bits},
                                      {"vector_eligibility", test_vector_eligibility},
                                      {"vector_wrapped", test_vector_wrapped},
+                                     {"pick_ties_bits", test_pick_ties_bits},
                                      {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

@@ -50,6 +50,11 @@ typedef struct kiln_rt_spec {
   const char *map;
   const char *combine; /* expression over a, b (acc); unused for arg */
   const char *post;    /* expression over a (acc) giving `out`; NULL: cast */
+  /* 1: combine (or the arg comparison) is exactly associative, bits
+   * included (it picks one of its operands: min/max, arg reductions), so a
+   * lane may fold its chunk in two halves at once and combine them, the
+   * same bits as one fold (reduce_tree.c, append_split_chunk) */
+  int associative;
 } kiln_rt_spec;
 
 /* Reduces: inputs[j] have ndim nkeep + nred (the keep dims first, the

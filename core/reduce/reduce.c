@@ -594,6 +594,10 @@ static kiln_status op_build(kiln_ufunc *u, const char *verb, kiln_dtype in, int 
                             .out = acc,
                             .preamble = op->preamble.data,
                             .combine = op->combine.data};
+  /* built-in minimum/maximum pick one operand (NaN first, else the larger,
+   * the later on ties): exactly associative, bits included (complex: not
+   * claimed) */
+  op->spec.associative = u->builtin_picks && !kiln_dtype_is_complex(acc);
   if (has_identity) {
     identity_expression(&identity, op->ident, sizeof op->ident);
     /* bool storage is a byte: bitwise_and's all-bits identity is true */
@@ -846,7 +850,7 @@ static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input, k
                     .single_axis = 1};
   job.spec = (kiln_rt_spec){
       .name = what, .ninputs = 1, .inputs = {in}, .acc = kiln_rt_accumulator(in),
-      .out = KILN_INT64, .arg = sign};
+      .out = KILN_INT64, .arg = sign, .associative = 1};
   kiln_array *owned = NULL;
   kiln_status status = kiln_reduce_to_device(ctx, what, 0, &input, in, &job.inputs[0], &owned);
   if (status == KILN_OK) status = run_job(&job);

@@ -207,7 +207,8 @@ kiln_status kiln_reduce_catalog_add(kiln_catalog *c) {
                       .inputs = {KILN_FLOAT32},
                       .acc = KILN_FLOAT32,
                       .out = KILN_INT64,
-                      .arg = 1};
+                      .arg = 1,
+                      .associative = 1};
   if (status == KILN_OK) status = add_pass(c, &arg, 1, 0, 0, 1, 1);
   if (status == KILN_OK) status = add_vector_passes(c, &arg);
   if (status == KILN_OK) status = add_pass(c, &arg, 1, 1, KILN_RT_SERIAL, 1, 1);

@@ -211,6 +211,7 @@ kiln_status kiln_ufunc_builtin_make(kiln_context *ctx, const char *name, kiln_uf
                                            "greater", "greater_equal", "divide"};
     for (size_t i = 0; i < sizeof by_value / sizeof by_value[0]; i++)
       u->int_scalar_by_value |= strcmp(name, by_value[i]) == 0;
+    u->builtin_picks = strcmp(name, "minimum") == 0 || strcmp(name, "maximum") == 0;
   }
   kiln_strbuf_free(&sig_text);
   kiln_strbuf_free(&body_text);

@@ -87,6 +87,10 @@ struct kiln_ufunc {
    * not refused: int8 array < 1000 is all true, int8 array / 1000 is
    * a / 1000.0 */
   int int_scalar_by_value;
+  /* built-in minimum/maximum: the combine returns one of its operands (the
+   * first NaN, else the larger/smaller, the later on ties), so a reduction
+   * by it is exactly associative (core/codegen/reduce_tree.h) */
+  int builtin_picks;
   /* reductions (core/reduce/): set for built-ins by kiln_ufunc_builtin_make,
    * for user ufuncs by kiln_ufunc_declare_reducible */
   int reducible;          /* associative and commutative */
