@@ -49,13 +49,11 @@ static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   return kiln_strbuf_status(out);
 }
 
-int kiln_sort_tile_for(int64_t longest) {
-  int tile = 32;
-  while (tile < KILN_SORT_TILE && tile < longest) tile *= 2;
-  return tile;
-}
+/* Two tile sizes only: each is a program per kernel and key width to
+ * compile. */
+int kiln_sort_tile_for(int64_t longest) { return longest <= 256 ? 256 : KILN_SORT_TILE; }
 
-int kiln_sort_group_size(int tile) { return tile <= 128 ? 32 : tile <= 512 ? 64 : 128; }
+int kiln_sort_group_size(int tile) { return tile <= 256 ? 64 : 128; }
 
 kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_bytes, int val_bytes,
                               int off_bytes, int tile, kiln_program **out) {
@@ -125,17 +123,17 @@ static kiln_status sort_rows(kiln_context *ctx, kiln_stream *stream, kiln_array 
   int tile = kiln_sort_tile_for(row_len);
   KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_segments", bytes_of(keys), bytes_of(values),
                                          4, tile, &program));
-  int64_t n = keys->size, nseg = (n + row_len - 1) / row_len;
+  int64_t n = keys->size, nseg = (n + row_len - 1) / row_len, one = 1;
   int32_t use_offsets = 0, begin = begin_bit, end = end_bit, iota32 = iota;
-  kiln_backend_arg args[12] = {
+  kiln_backend_arg args[13] = {
       kiln_sort_arg_array(keys),          kiln_sort_arg_array(values),
       kiln_sort_arg_array(keys),          kiln_sort_arg_array(values),
       kiln_sort_arg_array(keys), /* offsets: unused */
       kiln_sort_arg_scalar(&use_offsets, 4), kiln_sort_arg_scalar(&row_len, 8),
-      kiln_sort_arg_scalar(&nseg, 8),     kiln_sort_arg_scalar(&n, 8),
-      kiln_sort_arg_scalar(&begin, 4),    kiln_sort_arg_scalar(&end, 4),
-      kiln_sort_arg_scalar(&iota32, 4)};
-  return kiln_sort_launch_groups(ctx, stream, program, tile, nseg, 12, args);
+      kiln_sort_arg_scalar(&one, 8),      kiln_sort_arg_scalar(&nseg, 8),
+      kiln_sort_arg_scalar(&n, 8),        kiln_sort_arg_scalar(&begin, 4),
+      kiln_sort_arg_scalar(&end, 4),      kiln_sort_arg_scalar(&iota32, 4)};
+  return kiln_sort_launch_groups(ctx, stream, program, tile, nseg, 13, args);
 }
 
 typedef struct pass_state {

@@ -446,6 +446,48 @@ static kiln_status scenario_interop(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* kiln_sort, kiln_argsort (host output) and kiln_unique with counts of
+ * host_x: N > one tile, so the global radix passes run. */
+static kiln_status scenario_sort(kiln_context *ctx, int *correct) {
+  int64_t n = N, count = -1;
+  static int64_t index[N];
+  static float sorted_host[N], unique_host[N];
+  static int64_t counts_host[N];
+  kiln_array *sorted = NULL, *unique = NULL;
+  kiln_operand in = kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL);
+  kiln_operand counts = kiln_operand_host_output(counts_host, KILN_INT64, 1, &n, NULL);
+  kiln_unique_outputs extra = {NULL, NULL, &counts};
+  kiln_status s;
+  CREATE(s, kiln_sort(ctx, in, kiln_operand_new(&sorted), NULL, NULL), sorted);
+  if (s == KILN_OK)
+    s = kiln_argsort(ctx, in, kiln_operand_host_output(index, KILN_INT64, 1, &n, NULL), NULL,
+                     NULL);
+  if (s == KILN_OK)
+    CREATE(s, kiln_unique(ctx, in, kiln_operand_new(&unique), &count, &extra, NULL), unique);
+  if (s == KILN_OK) s = kiln_array_to_host(sorted, sorted_host, NULL);
+  if (s == KILN_OK && count > 0) s = kiln_array_to_host(unique, unique_host, NULL);
+  if (s == KILN_OK) {
+    static unsigned char seen[N];
+    memset(seen, 0, sizeof seen);
+    int ok = count >= 1 && count <= N;
+    int64_t runs = 0, total = 0;
+    for (int64_t i = 0; i < N && ok; i++) {
+      ok = index[i] >= 0 && index[i] < N && !seen[index[i]] &&
+           sorted_host[i] == host_x[index[i]] &&
+           (i == 0 || sorted_host[i - 1] < sorted_host[i] ||
+            (sorted_host[i - 1] == sorted_host[i] && index[i - 1] < index[i]));
+      if (ok) seen[index[i]] = 1;
+      if (ok && (i == 0 || sorted_host[i - 1] != sorted_host[i]))
+        ok = runs < count && unique_host[runs++] == sorted_host[i];
+    }
+    for (int64_t u = 0; ok && u < count; u++) total += counts_host[u];
+    *correct = ok && runs == count && total == N;
+  }
+  kiln_array_release(unique);
+  kiln_array_release(sorted);
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -520,6 +562,7 @@ static void test_reduce(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("r
 static void test_interop(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("interop", scenario_interop); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
+static void test_sort(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("sort", scenario_sort); }
 
 static void test_totals(kiln_context *ctx) {
   (void)ctx;
@@ -538,7 +581,8 @@ static const harness_test tests[] = {
     {"ufunc_device", test_ufunc_device}, {"ufunc_host", test_ufunc_host},
     {"streams", test_streams},       {"memory", test_memory},
     {"gufunc", test_gufunc},         {"matmul", test_matmul},
-    {"reduce", test_reduce},         {"interop", test_interop},     {"totals", test_totals},
+    {"reduce", test_reduce},         {"interop", test_interop},     {"sort", test_sort},
+    {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
