@@ -51,6 +51,26 @@ static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
 
 /* Two tile sizes only: each is a program per kernel and key width to
  * compile. */
+kiln_status kiln_sort_catalog_add(kiln_catalog *catalog) {
+  static const int widths[][3] = {{4, 4, 4}, {8, 4, 4}, {4, 8, 8}, {8, 8, 8}};
+  static const int tiles[] = {256, KILN_SORT_TILE};
+  kiln_status status = KILN_OK;
+  for (size_t w = 0; w < sizeof widths / sizeof widths[0] && status == KILN_OK; w++)
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0] && status == KILN_OK; t++) {
+      program_shape shape = {{widths[w][0], widths[w][1], widths[w][2]},
+                             kiln_sort_group_size(tiles[t]), 0};
+      shape.items = tiles[t] / shape.group;
+      kiln_strbuf source = {0};
+      char name[96];
+      snprintf(name, sizeof name, "radix sort (keys %d, values %d, offsets %d bytes; tile %d)",
+               widths[w][0], widths[w][1], widths[w][2], tiles[t]);
+      status = radix_sort_source(&shape, &source);
+      if (status == KILN_OK) status = kiln_catalog_add(catalog, name, kiln_strbuf_text(&source));
+      kiln_strbuf_free(&source);
+    }
+  return status;
+}
+
 int kiln_sort_tile_for(int64_t longest) { return longest <= 256 ? 256 : KILN_SORT_TILE; }
 
 int kiln_sort_group_size(int tile) { return tile <= 256 ? 64 : 128; }
