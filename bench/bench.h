@@ -37,4 +37,25 @@ static inline double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The median device time in ms of `repeats` runs of run(data), each
+ * between two events on the default stream, after `warmups` runs. */
+static inline double bench_time_events(kiln_context *ctx, kiln_event *start, kiln_event *stop,
+                                       void (*run)(void *data), void *data, int warmups,
+                                       int repeats) {
+  for (int w = 0; w < warmups; w++) run(data);
+  BENCH_CHECK(kiln_context_synchronize(ctx));
+  double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
+  if (!ms) exit(1);
+  for (int r = 0; r < repeats; r++) {
+    BENCH_CHECK(kiln_event_record(start, NULL));
+    run(data);
+    BENCH_CHECK(kiln_event_record(stop, NULL));
+    BENCH_CHECK(kiln_event_synchronize(stop));
+    BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[r]));
+  }
+  double median = bench_median(ms, repeats);
+  free(ms);
+  return median;
+}
+
 #endif

@@ -20,54 +20,35 @@
 
 typedef enum { COPY, SORT, ARGSORT, ROWS, UNIQUE } op_kind;
 
-typedef struct bench {
-  kiln_context *ctx;
-  kiln_event *start, *stop;
-} bench;
-
 typedef struct job {
+  kiln_context *ctx;
   op_kind op;
   kiln_array *in, *out;
 } job;
 
-static void run(bench *b, const job *j) {
+static void run(void *data) {
+  const job *j = data;
   kiln_sort_options rows = kiln_sort_along(1);
   int64_t count = 0;
   switch (j->op) {
     case COPY: BENCH_CHECK(kiln_array_copy_into(j->out, j->in)); break;
     case SORT:
-      BENCH_CHECK(kiln_sort(b->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), NULL,
+      BENCH_CHECK(kiln_sort(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), NULL,
                             NULL));
       break;
     case ARGSORT:
-      BENCH_CHECK(kiln_argsort(b->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), NULL,
-                               NULL));
+      BENCH_CHECK(kiln_argsort(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out),
+                               NULL, NULL));
       break;
     case ROWS:
-      BENCH_CHECK(kiln_sort(b->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), &rows,
+      BENCH_CHECK(kiln_sort(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), &rows,
                             NULL));
       break;
     case UNIQUE:
-      BENCH_CHECK(kiln_unique(b->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out),
+      BENCH_CHECK(kiln_unique(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out),
                               &count, NULL, NULL));
       break;
   }
-}
-
-static double time_job(bench *b, const job *j, int repeats) {
-  for (int w = 0; w < 2; w++) run(b, j);
-  BENCH_CHECK(kiln_context_synchronize(b->ctx));
-  double *ms = malloc((size_t)repeats * sizeof *ms);
-  for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(b->start, NULL));
-    run(b, j);
-    BENCH_CHECK(kiln_event_record(b->stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(b->stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
-  }
-  double median = bench_median(ms, repeats);
-  free(ms);
-  return median;
 }
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
@@ -111,14 +92,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: sort_bench [n (>= 1e4) [repeats]]\n");
     return 2;
   }
-  bench b = {0};
-  BENCH_CHECK(kiln_context_create(NULL, &b.ctx));
+  kiln_context *ctx = NULL;
+  kiln_event *start = NULL, *stop = NULL;
+  BENCH_CHECK(kiln_context_create(NULL, &ctx));
   kiln_device_info info;
-  BENCH_CHECK(kiln_context_device_info(b.ctx, &info));
+  BENCH_CHECK(kiln_context_device_info(ctx, &info));
   printf("sort_bench on %s: %s; n %lld, median of %d\n", info.backend, info.name, (long long)n,
          repeats);
-  BENCH_CHECK(kiln_event_create(b.ctx, &b.start));
-  BENCH_CHECK(kiln_event_create(b.ctx, &b.stop));
+  BENCH_CHECK(kiln_event_create(ctx, &start));
+  BENCH_CHECK(kiln_event_create(ctx, &stop));
   int64_t small = n / 100, rows_shape[2] = {n / 10000, 1000}, rows_n = n / 10;
   static const struct {
     op_kind op;
@@ -139,14 +121,14 @@ int main(int argc, char **argv) {
   printf("%-30s %10s %12s %14s\n", "operation", "kiln ms", "Mkeys/s",
          at_issue_size ? "CuPy H100 ms" : "");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-    job j = {ops[i].op, NULL, NULL};
+    job j = {ctx, ops[i].op, NULL, NULL};
     int64_t count = ops[i].size == 0 ? n : ops[i].size == 1 ? small : rows_n;
     int ndim = ops[i].size == 2 ? 2 : 1;
     const int64_t *shape = ops[i].size == 2 ? rows_shape : &count;
-    j.in = random_array(b.ctx, ops[i].dtype, ndim, shape, ops[i].op == UNIQUE ? n / 100 : 0);
-    BENCH_CHECK(kiln_array_empty(b.ctx, ops[i].op == ARGSORT ? KILN_INT64 : ops[i].dtype, ndim,
+    j.in = random_array(ctx, ops[i].dtype, ndim, shape, ops[i].op == UNIQUE ? n / 100 : 0);
+    BENCH_CHECK(kiln_array_empty(ctx, ops[i].op == ARGSORT ? KILN_INT64 : ops[i].dtype, ndim,
                                  shape, &j.out));
-    double ms = time_job(&b, &j, repeats);
+    double ms = bench_time_events(ctx, start, stop, run, &j, 2, repeats);
     printf("%-30s %10.3f %12.1f", ops[i].name, ms, (double)count / (ms * 1e3));
     if (at_issue_size && ops[i].cupy_ms > 0)
       printf(" %14.3f  (kiln/CuPy %.2f)", ops[i].cupy_ms, ms / ops[i].cupy_ms);
@@ -154,8 +136,8 @@ int main(int argc, char **argv) {
     kiln_array_release(j.in);
     kiln_array_release(j.out);
   }
-  kiln_event_release(b.start);
-  kiln_event_release(b.stop);
-  kiln_context_release(b.ctx);
+  kiln_event_release(start);
+  kiln_event_release(stop);
+  kiln_context_release(ctx);
   return 0;
 }
