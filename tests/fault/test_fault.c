@@ -446,45 +446,28 @@ static kiln_status scenario_interop(kiln_context *ctx, int *correct) {
   return s;
 }
 
-/* kiln_sort, kiln_argsort (host output) and kiln_unique with counts of
- * host_x: N > one tile, so the global radix passes run. */
+/* kiln_argsort of host_x into host memory: N is more than one tile, so
+ * the key kernel, the global radix passes (histogram, digit scan,
+ * scatter) and the gather all run. (Only argsort: the sweep's time grows
+ * as the square of the calls made; kiln_sort adds no other kind of call.) */
 static kiln_status scenario_sort(kiln_context *ctx, int *correct) {
-  int64_t n = N, count = -1;
+  int64_t n = N;
   static int64_t index[N];
-  static float sorted_host[N], unique_host[N];
-  static int64_t counts_host[N];
-  kiln_array *sorted = NULL, *unique = NULL;
-  kiln_operand in = kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL);
-  kiln_operand counts = kiln_operand_host_output(counts_host, KILN_INT64, 1, &n, NULL);
-  kiln_unique_outputs extra = {NULL, NULL, &counts};
-  kiln_status s;
-  CREATE(s, kiln_sort(ctx, in, kiln_operand_new(&sorted), NULL, NULL), sorted);
-  if (s == KILN_OK)
-    s = kiln_argsort(ctx, in, kiln_operand_host_output(index, KILN_INT64, 1, &n, NULL), NULL,
-                     NULL);
-  if (s == KILN_OK)
-    CREATE(s, kiln_unique(ctx, in, kiln_operand_new(&unique), &count, &extra, NULL), unique);
-  if (s == KILN_OK) s = kiln_array_to_host(sorted, sorted_host, NULL);
-  if (s == KILN_OK && count > 0) s = kiln_array_to_host(unique, unique_host, NULL);
+  kiln_status s = kiln_argsort(ctx, kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL),
+                               kiln_operand_host_output(index, KILN_INT64, 1, &n, NULL), NULL,
+                               NULL);
   if (s == KILN_OK) {
     static unsigned char seen[N];
     memset(seen, 0, sizeof seen);
-    int ok = count >= 1 && count <= N;
-    int64_t runs = 0, total = 0;
+    int ok = 1;
     for (int64_t i = 0; i < N && ok; i++) {
       ok = index[i] >= 0 && index[i] < N && !seen[index[i]] &&
-           sorted_host[i] == host_x[index[i]] &&
-           (i == 0 || sorted_host[i - 1] < sorted_host[i] ||
-            (sorted_host[i - 1] == sorted_host[i] && index[i - 1] < index[i]));
+           (i == 0 || host_x[index[i - 1]] < host_x[index[i]] ||
+            (host_x[index[i - 1]] == host_x[index[i]] && index[i - 1] < index[i]));
       if (ok) seen[index[i]] = 1;
-      if (ok && (i == 0 || sorted_host[i - 1] != sorted_host[i]))
-        ok = runs < count && unique_host[runs++] == sorted_host[i];
     }
-    for (int64_t u = 0; ok && u < count; u++) total += counts_host[u];
-    *correct = ok && runs == count && total == N;
+    *correct = ok;
   }
-  kiln_array_release(unique);
-  kiln_array_release(sorted);
   return s;
 }
 
