@@ -6,6 +6,7 @@
 #include "core/linalg/linalg_internal.h"
 #include "core/random/random_internal.h"
 #include "core/reduce/reduce_catalog.h"
+#include "core/sort/sort_internal.h"
 #include "core/ufunc/ufunc_internal.h"
 
 typedef kiln_status (*family_adder)(kiln_catalog *catalog);
@@ -18,6 +19,7 @@ static const family_adder families[] = {
     kiln_reduce_catalog_add,
     kiln_random_catalog_add,
     kiln_fusion_catalog_add,
+    kiln_sort_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

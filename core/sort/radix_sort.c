@@ -49,13 +49,31 @@ static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   return kiln_strbuf_status(out);
 }
 
-int kiln_sort_tile_for(int64_t longest) {
-  int tile = 32;
-  while (tile < KILN_SORT_TILE && tile < longest) tile *= 2;
-  return tile;
+/* Two tile sizes only: each is a program per kernel and key width to
+ * compile. */
+kiln_status kiln_sort_catalog_add(kiln_catalog *catalog) {
+  static const int widths[][3] = {{4, 4, 4}, {8, 4, 4}, {4, 8, 8}, {8, 8, 8}};
+  static const int tiles[] = {256, KILN_SORT_TILE};
+  kiln_status status = KILN_OK;
+  for (size_t w = 0; w < sizeof widths / sizeof widths[0] && status == KILN_OK; w++)
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0] && status == KILN_OK; t++) {
+      program_shape shape = {{widths[w][0], widths[w][1], widths[w][2]},
+                             kiln_sort_group_size(tiles[t]), 0};
+      shape.items = tiles[t] / shape.group;
+      kiln_strbuf source = {0};
+      char name[96];
+      snprintf(name, sizeof name, "radix sort (keys %d, values %d, offsets %d bytes; tile %d)",
+               widths[w][0], widths[w][1], widths[w][2], tiles[t]);
+      status = radix_sort_source(&shape, &source);
+      if (status == KILN_OK) status = kiln_catalog_add(catalog, name, kiln_strbuf_text(&source));
+      kiln_strbuf_free(&source);
+    }
+  return status;
 }
 
-int kiln_sort_group_size(int tile) { return tile <= 128 ? 32 : tile <= 512 ? 64 : 128; }
+int kiln_sort_tile_for(int64_t longest) { return longest <= 256 ? 256 : KILN_SORT_TILE; }
+
+int kiln_sort_group_size(int tile) { return tile <= 256 ? 64 : 128; }
 
 kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_bytes, int val_bytes,
                               int off_bytes, int tile, kiln_program **out) {
@@ -125,17 +143,17 @@ static kiln_status sort_rows(kiln_context *ctx, kiln_stream *stream, kiln_array 
   int tile = kiln_sort_tile_for(row_len);
   KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_segments", bytes_of(keys), bytes_of(values),
                                          4, tile, &program));
-  int64_t n = keys->size, nseg = (n + row_len - 1) / row_len;
+  int64_t n = keys->size, nseg = (n + row_len - 1) / row_len, one = 1;
   int32_t use_offsets = 0, begin = begin_bit, end = end_bit, iota32 = iota;
-  kiln_backend_arg args[12] = {
+  kiln_backend_arg args[13] = {
       kiln_sort_arg_array(keys),          kiln_sort_arg_array(values),
       kiln_sort_arg_array(keys),          kiln_sort_arg_array(values),
       kiln_sort_arg_array(keys), /* offsets: unused */
       kiln_sort_arg_scalar(&use_offsets, 4), kiln_sort_arg_scalar(&row_len, 8),
-      kiln_sort_arg_scalar(&nseg, 8),     kiln_sort_arg_scalar(&n, 8),
-      kiln_sort_arg_scalar(&begin, 4),    kiln_sort_arg_scalar(&end, 4),
-      kiln_sort_arg_scalar(&iota32, 4)};
-  return kiln_sort_launch_groups(ctx, stream, program, tile, nseg, 12, args);
+      kiln_sort_arg_scalar(&one, 8),      kiln_sort_arg_scalar(&nseg, 8),
+      kiln_sort_arg_scalar(&n, 8),        kiln_sort_arg_scalar(&begin, 4),
+      kiln_sort_arg_scalar(&end, 4),      kiln_sort_arg_scalar(&iota32, 4)};
+  return kiln_sort_launch_groups(ctx, stream, program, tile, nseg, 13, args);
 }
 
 typedef struct pass_state {

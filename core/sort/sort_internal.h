@@ -6,6 +6,7 @@
 #define KILN_CORE_SORT_INTERNAL_H
 
 #include "core/array/array_internal.h"
+#include "core/kernel/kernel_catalog.h"
 #include "core/kernel/kernel_internal.h"
 #include "kiln/sort.h"
 
@@ -73,6 +74,10 @@ kiln_status kiln_sort_gather(kiln_context *ctx, kiln_stream *stream, const kiln_
  * small. */
 kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_bytes, int val_bytes,
                               int off_bytes, int tile, kiln_program **out);
+
+/* Appends the radix sort's programs (every key/value/offset width and tile
+ * the calls use) to the catalog CI compiles with NVRTC and hiprtc. */
+kiln_status kiln_sort_catalog_add(kiln_catalog *catalog);
 
 /* The smallest tile holding `longest` keys (at most KILN_SORT_TILE), and
  * the work-group size of a tile. */

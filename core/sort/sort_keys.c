@@ -48,7 +48,7 @@ static kiln_status make_keys(const kiln_sort_job *job, const kiln_array *perm, i
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_sort_program(job->ctx, "sort_make_keys",
                                          (int)kiln_dtype_size(keys->dtype),
-                                         (int)kiln_dtype_size(perm->dtype), 4, 32, &program));
+                                         (int)kiln_dtype_size(perm->dtype), 4, 256, &program));
   int64_t n = keys->size, row_len = job->row_len > 0 ? job->row_len : 1, nseg = job->nseg;
   int32_t use = use_perm, kind32 = (int32_t)kind, word32 = word;
   const kiln_array *offsets = job->offsets ? job->offsets : keys;
@@ -68,33 +68,37 @@ static kiln_status make_keys(const kiln_sort_job *job, const kiln_array *perm, i
 }
 
 /* Sorts every row or segment (each at most KILN_SORT_TILE) of keys with
- * perm in one launch (iota: perm is written, not read). */
+ * perm in one launch (iota: perm is written, not read). Short rows share a
+ * tile (of 256 keys at least). */
 static kiln_status sort_segments(const kiln_sort_job *job, kiln_array *keys, kiln_array *perm,
-                                 int iota, int bits) {
-  kiln_program *program = NULL;
+                                 kiln_array *keys_out, kiln_array *perm_out, int iota, int bits) {
+  int64_t row_len = job->row_len, nseg = job->nseg, n = keys->size, rows_per_tile = 1;
   int tile = kiln_sort_tile_for(job->max_segment);
+  if (row_len > 0) rows_per_tile = tile / row_len;
+  int64_t ntiles = (nseg + rows_per_tile - 1) / rows_per_tile;
+  kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_sort_program(job->ctx, "sort_segments",
                                          (int)kiln_dtype_size(keys->dtype),
                                          (int)kiln_dtype_size(perm->dtype), 4, tile, &program));
-  int64_t row_len = job->row_len, nseg = job->nseg, n = keys->size;
   int32_t use_offsets = job->row_len == 0, begin = 0, end = bits, iota32 = iota;
-  kiln_backend_arg args[12] = {
+  kiln_backend_arg args[13] = {
       kiln_sort_arg_array(keys),
       kiln_sort_arg_array(perm),
-      kiln_sort_arg_array(keys),
-      kiln_sort_arg_array(perm),
+      kiln_sort_arg_array(keys_out),
+      kiln_sort_arg_array(perm_out),
       kiln_sort_arg_array(job->offsets ? job->offsets : keys),
       kiln_sort_arg_scalar(&use_offsets, 4),
       kiln_sort_arg_scalar(&row_len, 8),
-      kiln_sort_arg_scalar(&nseg, 8),
+      kiln_sort_arg_scalar(&rows_per_tile, 8),
+      kiln_sort_arg_scalar(&ntiles, 8),
       kiln_sort_arg_scalar(&n, 8),
       kiln_sort_arg_scalar(&begin, 4),
       kiln_sort_arg_scalar(&end, 4),
       kiln_sort_arg_scalar(&iota32, 4)};
-  return kiln_sort_launch_groups(job->ctx, job->stream, program, tile, nseg, 12, args);
+  return kiln_sort_launch_groups(job->ctx, job->stream, program, tile, ntiles, 13, args);
 }
 
-static kiln_status permutation(const kiln_sort_job *job, kiln_array *perm, kiln_array **keys,
+static kiln_status permutation(const kiln_sort_job *job, kiln_array **perm, kiln_array **keys,
                                kiln_array **segment_keys) {
   kiln_context *ctx = job->ctx;
   int64_t n = job->src->size;
@@ -105,12 +109,27 @@ static kiln_status permutation(const kiln_sort_job *job, kiln_array *perm, kiln_
   uint64_t flip = job->descending ? (f.bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << f.bits) - 1) : 0;
   int local = job->max_segment <= KILN_SORT_TILE;
   for (int w = 0; w < f.words; w++) {
-    KILN_RETURN_IF_ERROR(make_keys(job, perm, w > 0, f.kind, w, flip, *keys));
+    KILN_RETURN_IF_ERROR(make_keys(job, *perm, w > 0, f.kind, w, flip, *keys));
     if (local)
-      KILN_RETURN_IF_ERROR(sort_segments(job, *keys, perm, w == 0, f.bits));
+    {
+      /* out of place: the sorted keys go to the segment keys' array (unused
+       * here), the permutation to a new one */
+      kiln_array *next = NULL;
+      if (!*segment_keys) {
+        KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, key_dtype, 1, &n, segment_keys));
+        KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream((*segment_keys)->buffer, job->stream));
+      }
+      KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, (*perm)->dtype, 1, &n, &next));
+      kiln_status status = kiln_buffer_use_on_stream(next->buffer, job->stream);
+      if (status == KILN_OK)
+        status = sort_segments(job, *keys, *perm, *segment_keys, next, w == 0, f.bits);
+      kiln_array_release(*perm);
+      *perm = next;
+      KILN_RETURN_IF_ERROR(status);
+    }
     else
       KILN_RETURN_IF_ERROR(
-          kiln_sort_pairs_device(ctx, job->stream, *keys, perm, w == 0, 0, f.bits));
+          kiln_sort_pairs_device(ctx, job->stream, *keys, *perm, w == 0, 0, f.bits));
   }
   if (local || job->nseg <= 1) return KILN_OK;
   /* then stably by row or segment, which keeps the key order inside each */
@@ -118,10 +137,10 @@ static kiln_status permutation(const kiln_sort_job *job, kiln_array *perm, kiln_
   kiln_dtype seg_dtype = bits > 32 ? KILN_UINT64 : KILN_UINT32;
   KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, seg_dtype, 1, &n, segment_keys));
   KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream((*segment_keys)->buffer, job->stream));
-  KILN_RETURN_IF_ERROR(make_keys(job, perm, 1,
+  KILN_RETURN_IF_ERROR(make_keys(job, *perm, 1,
                                  job->row_len > 0 ? KILN_SORT_KIND_ROWS : KILN_SORT_KIND_OFFSETS,
                                  0, 0, *segment_keys));
-  return kiln_sort_pairs_device(ctx, job->stream, *segment_keys, perm, 0, 0, (bits + 7) / 8 * 8);
+  return kiln_sort_pairs_device(ctx, job->stream, *segment_keys, *perm, 0, 0, (bits + 7) / 8 * 8);
 }
 
 kiln_status kiln_sort_permutation(const kiln_sort_job *job, kiln_array **perm) {
@@ -130,7 +149,7 @@ kiln_status kiln_sort_permutation(const kiln_sort_job *job, kiln_array **perm) {
       kiln_array_alloc(job->ctx, n > (int64_t)UINT32_MAX ? KILN_UINT64 : KILN_UINT32, 1, &n, perm));
   kiln_status status = kiln_buffer_use_on_stream((*perm)->buffer, job->stream);
   kiln_array *keys = NULL, *segment_keys = NULL;
-  if (status == KILN_OK && n > 0) status = permutation(job, *perm, &keys, &segment_keys);
+  if (status == KILN_OK && n > 0) status = permutation(job, perm, &keys, &segment_keys);
   kiln_array_release(keys);
   kiln_array_release(segment_keys);
   if (status != KILN_OK) {
@@ -147,7 +166,7 @@ kiln_status kiln_sort_gather(kiln_context *ctx, kiln_stream *stream, const kiln_
   if (n == 0) return KILN_OK;
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(
-      kiln_sort_program(ctx, "sort_gather", 4, (int)kiln_dtype_size(perm->dtype), 4, 32, &program));
+      kiln_sort_program(ctx, "sort_gather", 4, (int)kiln_dtype_size(perm->dtype), 4, 256, &program));
   int32_t itemsize = src ? (int32_t)kiln_dtype_size(src->dtype) : 1, write_values = out != NULL,
           write_index = index != NULL;
   kiln_backend_arg args[9] = {kiln_sort_arg_array(src ? src : perm),

@@ -85,7 +85,7 @@ static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const char *en
   if (n <= 0) return KILN_OK;
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(
-      kiln_sort_program(ctx, entry, 4, (int)kiln_dtype_size(perm->dtype), 4, 32, &program));
+      kiln_sort_program(ctx, entry, 4, (int)kiln_dtype_size(perm->dtype), 4, 256, &program));
   kiln_backend_launch grid = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
   kiln_program_grid_1d(ctx, program, n, &grid.global[0], &grid.local[0]);
   return kiln_program_launch(ctx, program, stream, &grid, nargs, args);

@@ -663,6 +663,31 @@ static kiln_status scenario_random(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* kiln_argsort of host_x into host memory: N is more than one tile, so
+ * the key kernel, the global radix passes (histogram, digit scan,
+ * scatter) and the gather all run. (Only argsort: the sweep's time grows
+ * as the square of the calls made; kiln_sort adds no other kind of call.) */
+static kiln_status scenario_sort(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  static int64_t index[N];
+  kiln_status s = kiln_argsort(ctx, kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL),
+                               kiln_operand_host_output(index, KILN_INT64, 1, &n, NULL), NULL,
+                               NULL);
+  if (s == KILN_OK) {
+    static unsigned char seen[N];
+    memset(seen, 0, sizeof seen);
+    int ok = 1;
+    for (int64_t i = 0; i < N && ok; i++) {
+      ok = index[i] >= 0 && index[i] < N && !seen[index[i]] &&
+           (i == 0 || host_x[index[i - 1]] < host_x[index[i]] ||
+            (host_x[index[i - 1]] == host_x[index[i]] && index[i - 1] < index[i]));
+      if (ok) seen[index[i]] = 1;
+    }
+    *correct = ok;
+  }
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -742,6 +767,7 @@ static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("m
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
 static void test_random(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("random", scenario_random); }
 static void test_fusion(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fusion", scenario_fusion); }
+static void test_sort(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("sort", scenario_sort); }
 
 static void test_totals(kiln_context *ctx) {
   (void)ctx;
@@ -763,7 +789,8 @@ static const harness_test tests[] = {
     {"reduce", test_reduce},         {"interop", test_interop},
     {"random", test_random},         {"fft", test_fft},
     {"fusion", test_fusion},         {"stats", test_stats},
-    {"scan_line", test_scan_line},   {"totals", test_totals},
+    {"scan_line", test_scan_line},   {"sort", test_sort},
+    {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

@@ -1,0 +1,143 @@
+/* sort_bench: kiln's sorts beside CuPy 14.2's figures on the lent H100
+ * (issue 24; bench/sort_peers.py measures CuPy and NumPy in the same
+ * session) and the device's copy bandwidth, measured in the same process
+ * (docs/sorting.md):
+ *   reference        kiln_array_copy_into of n uint32 (reads and writes 8n bytes)
+ *   sort <dtype>     kiln_sort of n random keys (uint32, float32, int64, float64)
+ *   argsort float32  kiln_argsort of n float32
+ *   sort small       kiln_sort of n / 100 uint32 (1e6 by default)
+ *   rows             kiln_sort along axis 1 of (n / 1e4, 1000) float32 (1e4 x 1e3)
+ *   unique int32     kiln_unique of n int32 with n / 100 distinct values
+ * Each: device time between two events around one call, median of
+ * `repeats` after warm-up (unique waits for its count: wall time). Usage:
+ * sort_bench [n [repeats]] (defaults 1e8, 10). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef enum { COPY, SORT, ARGSORT, ROWS, UNIQUE } op_kind;
+
+typedef struct job {
+  kiln_context *ctx;
+  op_kind op;
+  kiln_array *in, *out;
+} job;
+
+static void run(void *data) {
+  const job *j = data;
+  kiln_sort_options rows = kiln_sort_along(1);
+  int64_t count = 0;
+  switch (j->op) {
+    case COPY: BENCH_CHECK(kiln_array_copy_into(j->out, j->in)); break;
+    case SORT:
+      BENCH_CHECK(kiln_sort(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), NULL,
+                            NULL));
+      break;
+    case ARGSORT:
+      BENCH_CHECK(kiln_argsort(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out),
+                               NULL, NULL));
+      break;
+    case ROWS:
+      BENCH_CHECK(kiln_sort(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), &rows,
+                            NULL));
+      break;
+    case UNIQUE:
+      BENCH_CHECK(kiln_unique(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out),
+                              &count, NULL, NULL));
+      break;
+  }
+}
+
+static uint64_t state = 0x9e3779b97f4a7c15u;
+static uint64_t next_random(void) { /* splitmix64 */
+  uint64_t z = (state += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+/* n random elements of dtype (distinct > 0: integers in [0, distinct)) */
+static kiln_array *random_array(kiln_context *ctx, kiln_dtype dtype, int ndim,
+                                const int64_t *shape, int64_t distinct) {
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= shape[d];
+  size_t es = kiln_dtype_size(dtype);
+  unsigned char *host = malloc(es * (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = next_random();
+    if (dtype == KILN_FLOAT32) {
+      float f = (float)((double)(r >> 11) * 0x1p-53 * 2000.0 - 1000.0);
+      memcpy(host + (size_t)i * 4, &f, 4);
+    } else if (dtype == KILN_FLOAT64) {
+      double f = (double)(r >> 11) * 0x1p-53 * 2000.0 - 1000.0;
+      memcpy(host + (size_t)i * 8, &f, 8);
+    } else {
+      if (distinct > 0) r %= (uint64_t)distinct;
+      memcpy(host + (size_t)i * es, &r, es);
+    }
+  }
+  kiln_array *a = NULL;
+  BENCH_CHECK(kiln_array_from_host(ctx, dtype, ndim, shape, NULL, host, &a));
+  free(host);
+  return a;
+}
+
+int main(int argc, char **argv) {
+  int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
+  int repeats = argc > 2 ? atoi(argv[2]) : 10;
+  if (n < 10000 || repeats < 1) {
+    fprintf(stderr, "usage: sort_bench [n (>= 1e4) [repeats]]\n");
+    return 2;
+  }
+  kiln_context *ctx = NULL;
+  kiln_event *start = NULL, *stop = NULL;
+  BENCH_CHECK(kiln_context_create(NULL, &ctx));
+  kiln_device_info info;
+  BENCH_CHECK(kiln_context_device_info(ctx, &info));
+  printf("sort_bench on %s: %s; n %lld, median of %d\n", info.backend, info.name, (long long)n,
+         repeats);
+  BENCH_CHECK(kiln_event_create(ctx, &start));
+  BENCH_CHECK(kiln_event_create(ctx, &stop));
+  int64_t small = n / 100, rows_shape[2] = {n / 10000, 1000}, rows_n = n / 10;
+  static const struct {
+    op_kind op;
+    const char *name;
+    kiln_dtype dtype;
+    int size;            /* 0: n, 1: n / 100, 2: the rows */
+    double cupy_ms;      /* CuPy 14.2 on the H100 at n = 1e8 (issue 24), 0: none */
+  } ops[] = {{COPY, "copy uint32 (reference)", KILN_UINT32, 0, 0},
+             {SORT, "sort uint32", KILN_UINT32, 0, 2.66},
+             {SORT, "sort float32", KILN_FLOAT32, 0, 2.72},
+             {SORT, "sort int64", KILN_INT64, 0, 6.93},
+             {SORT, "sort float64", KILN_FLOAT64, 0, 7.09},
+             {ARGSORT, "argsort float32", KILN_FLOAT32, 0, 5.29},
+             {SORT, "sort uint32 (n/100)", KILN_UINT32, 1, 0.126},
+             {ROWS, "sort rows float32 axis=1", KILN_FLOAT32, 2, 3.62},
+             {UNIQUE, "unique int32 (n/100 distinct)", KILN_INT32, 0, 4.93}};
+  int at_issue_size = n == 100000000;
+  printf("%-30s %10s %12s %14s\n", "operation", "kiln ms", "Mkeys/s",
+         at_issue_size ? "CuPy H100 ms" : "");
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    job j = {ctx, ops[i].op, NULL, NULL};
+    int64_t count = ops[i].size == 0 ? n : ops[i].size == 1 ? small : rows_n;
+    int ndim = ops[i].size == 2 ? 2 : 1;
+    const int64_t *shape = ops[i].size == 2 ? rows_shape : &count;
+    j.in = random_array(ctx, ops[i].dtype, ndim, shape, ops[i].op == UNIQUE ? n / 100 : 0);
+    BENCH_CHECK(kiln_array_empty(ctx, ops[i].op == ARGSORT ? KILN_INT64 : ops[i].dtype, ndim,
+                                 shape, &j.out));
+    double ms = bench_device_median_ms(start, stop, repeats, run, &j);
+    printf("%-30s %10.3f %12.1f", ops[i].name, ms, (double)count / (ms * 1e3));
+    if (at_issue_size && ops[i].cupy_ms > 0)
+      printf(" %14.3f  (kiln/CuPy %.2f)", ops[i].cupy_ms, ms / ops[i].cupy_ms);
+    printf("\n");
+    kiln_array_release(j.in);
+    kiln_array_release(j.out);
+  }
+  kiln_event_release(start);
+  kiln_event_release(stop);
+  kiln_context_release(ctx);
+  return 0;
+}
