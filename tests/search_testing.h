@@ -5,6 +5,8 @@
 #ifndef KILN_TESTS_SEARCH_TESTING_H
 #define KILN_TESTS_SEARCH_TESTING_H
 
+#include <unistd.h>
+
 #include "harness.h"
 
 static const kiln_dtype all_dtypes[] = {

@@ -4,6 +4,7 @@
 #include "core/gufunc/gufunc_internal.h"
 #include "core/linalg/linalg_internal.h"
 #include "core/reduce/reduce_catalog.h"
+#include "core/sort/indexing_internal.h"
 #include "core/ufunc/ufunc_internal.h"
 
 typedef kiln_status (*family_adder)(kiln_catalog *catalog);
@@ -14,6 +15,7 @@ static const family_adder families[] = {
     kiln_ufunc_catalog_add,
     kiln_gufunc_catalog_add,
     kiln_reduce_catalog_add,
+    kiln_indexing_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

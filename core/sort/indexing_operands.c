@@ -128,6 +128,57 @@ void kiln_ix_output_free(kiln_ix_output *out) {
   memset(out, 0, sizeof *out);
 }
 
+/* ---- arrays changed in place ---------------------------------------------------- */
+
+kiln_status kiln_ix_inout_begin(kiln_context *ctx, const char *what, const kiln_operand *o,
+                                kiln_stream *stream, kiln_ix_inout *io) {
+  memset(io, 0, sizeof *io);
+  io->operand = o;
+  if (o->kind == KILN_OPERAND_ARRAY) {
+    const kiln_array *a = o->value.array;
+    if (!a)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the array written is NULL", what);
+    if (kiln_array_context(a) != ctx)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: the array written belongs to another context", what);
+    for (int d = 0; d < a->ndim; d++)
+      if (a->shape[d] > 1 && a->strides[d] == 0)
+        return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                              "%s: the array written has stride 0 along dim %d: a broadcast "
+                              "view cannot be written",
+                              what, d);
+    io->target = a;
+    return kiln_ix_contiguous(a, KILN_DTYPE_COUNT, stream, &io->work, &io->owned);
+  }
+  if (o->kind == KILN_OPERAND_HOST && !o->value.host.writable)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the array written is read-only host memory (make it with "
+                          "kiln_operand_host_output)",
+                          what);
+  if (o->kind != KILN_OPERAND_HOST)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the array written must be a device array or writable host memory",
+                          what);
+  return kiln_ix_input(ctx, what, "array written", o, o->dtype, KILN_DTYPE_COUNT, stream,
+                       &io->work, &io->owned);
+}
+
+kiln_status kiln_ix_inout_finish(kiln_context *ctx, kiln_stream *stream, kiln_ix_inout *io) {
+  const kiln_operand *o = io->operand;
+  if (o->kind == KILN_OPERAND_ARRAY) {
+    if (io->work == io->target || io->target->size == 0) return KILN_OK;
+    return kiln_ew_copy_on((kiln_array *)io->target, io->work, stream);
+  }
+  if (io->work->size == 0) return KILN_OK;
+  if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
+  return kiln_array_to_host(io->work, o->value.host.writable, o->value.host.strides);
+}
+
+void kiln_ix_inout_free(kiln_ix_inout *io) {
+  kiln_array_release(io->owned);
+  memset(io, 0, sizeof *io);
+}
+
 /* ---- launches ------------------------------------------------------------------ */
 
 /* The buffer from its start and the view's byte offset as a value: OpenCL
@@ -138,6 +189,13 @@ void kiln_ix_arg_array(kiln_ix_args *l, const kiln_array *a) {
   kiln_ix_arg_int(l, a->offset);
 }
 
+void kiln_ix_arg_double(kiln_ix_args *l, double v) {
+  memcpy(&l->values[l->n], &v, sizeof v);
+  l->args[l->n] = (kiln_backend_arg){
+      .kind = KILN_BACKEND_ARG_SCALAR, .value = &l->values[l->n], .size = sizeof(double)};
+  l->n++;
+}
+
 void kiln_ix_arg_int(kiln_ix_args *l, int64_t v) {
   l->values[l->n] = v;
   l->args[l->n] = (kiln_backend_arg){
@@ -145,13 +203,17 @@ void kiln_ix_arg_int(kiln_ix_args *l, int64_t v) {
   l->n++;
 }
 
+void kiln_ix_compose(const char *defines, const char *text, kiln_strbuf *source) {
+  kiln_strbuf_append(source, "#define KILN_IX_AT(T, bytes, offset) "
+                             "((KILN_GLOBAL T *)((bytes) + (offset)))\n");
+  kiln_strbuf_append(source, defines);
+  kiln_strbuf_append(source, text);
+}
+
 kiln_status kiln_ix_program(kiln_context *ctx, const char *text, const char *defines,
                             const char *entry, kiln_program **out) {
   kiln_strbuf source = {0};
-  kiln_strbuf_append(&source, "#define KILN_IX_AT(T, bytes, offset) "
-                              "((KILN_GLOBAL T *)((bytes) + (offset)))\n");
-  kiln_strbuf_append(&source, defines);
-  kiln_strbuf_append(&source, text);
+  kiln_ix_compose(defines, text, &source);
   kiln_status status = kiln_strbuf_status(&source);
   if (status == KILN_OK) status = kiln_program_get(ctx, kiln_strbuf_text(&source), NULL, entry, out);
   kiln_strbuf_free(&source);
@@ -180,31 +242,30 @@ void kiln_ix_word_defines(kiln_dtype dtype, char *out, size_t size) {
 
 /* ---- index checks -------------------------------------------------------------- */
 
-/* `values` (contiguous int64) as a 1-D view (*flat, to release). */
-static kiln_status flat_int64(const kiln_array *values, kiln_array **flat) {
-  int64_t stride = sizeof(int64_t);
-  return kiln_array_view_new(values, KILN_INT64, 1, &values->size, &stride, values->offset, flat);
+/* `values` (contiguous) as a 1-D view (*flat, to release). */
+static kiln_status flat_view(const kiln_array *values, kiln_array **flat) {
+  int64_t stride = (int64_t)kiln_dtype_size(values->dtype);
+  return kiln_array_view_new(values, values->dtype, 1, &values->size, &stride, values->offset,
+                             flat);
 }
 
-/* Reduces a contiguous int64 array (n > 0) with `map` (over v0, v1 =
- * `extra`, kiln_i) and combine into one int64 on the host. */
-static kiln_status reduce_int64(kiln_context *ctx, kiln_stream *stream, const char *name,
-                                const kiln_array *values, int64_t extra, const char *map,
-                                const char *combine, int64_t *result) {
+kiln_status kiln_ix_reduce(kiln_context *ctx, kiln_stream *stream, const char *name,
+                           const kiln_array *values, int64_t extra, kiln_dtype acc,
+                           const char *map, const char *combine, void *result) {
   kiln_array *scalar = NULL, *out = NULL, *extra_view = NULL, *flat = NULL;
   kiln_status status = kiln_array_full(ctx, KILN_INT64, 0, NULL, &extra, &scalar);
   if (status == KILN_OK)
     status = kiln_array_broadcast_to(scalar, 1, &values->size, &extra_view);
-  if (status == KILN_OK) status = kiln_array_alloc(ctx, KILN_INT64, 0, NULL, &out);
-  if (status == KILN_OK) status = flat_int64(values, &flat);
+  if (status == KILN_OK) status = kiln_array_alloc(ctx, acc, 0, NULL, &out);
+  if (status == KILN_OK) status = flat_view(values, &flat);
   /* the scalar was written on the default stream */
   if (status == KILN_OK && stream) status = kiln_context_synchronize(ctx);
   if (status == KILN_OK) {
     kiln_rt_spec spec = {.name = name,
                          .ninputs = 2,
-                         .inputs = {KILN_INT64, KILN_INT64},
-                         .acc = KILN_INT64,
-                         .out = KILN_INT64,
+                         .inputs = {values->dtype, KILN_INT64},
+                         .acc = acc,
+                         .out = acc,
                          .map = map,
                          .combine = combine};
     const kiln_array *inputs[2] = {flat, extra_view};
@@ -219,6 +280,12 @@ static kiln_status reduce_int64(kiln_context *ctx, kiln_stream *stream, const ch
   return status;
 }
 
+static kiln_status reduce_int64(kiln_context *ctx, kiln_stream *stream, const char *name,
+                                const kiln_array *values, int64_t extra, const char *map,
+                                const char *combine, int64_t *result) {
+  return kiln_ix_reduce(ctx, stream, name, values, extra, KILN_INT64, map, combine, result);
+}
+
 kiln_status kiln_ix_check_bounds(kiln_context *ctx, kiln_stream *stream, const char *what,
                                  const kiln_array *indices, int64_t extent, int axis) {
   if (indices->size == 0) return KILN_OK;
@@ -230,7 +297,7 @@ kiln_status kiln_ix_check_bounds(kiln_context *ctx, kiln_stream *stream, const c
   if (first == INT64_MAX) return KILN_OK;
   int64_t bad = 0;
   kiln_array *flat = NULL, *one = NULL;
-  kiln_status status = flat_int64(indices, &flat);
+  kiln_status status = flat_view(indices, &flat);
   if (status == KILN_OK) status = kiln_array_index(flat, 0, first, &one);
   if (status == KILN_OK) status = kiln_array_to_host(one, &bad, NULL);
   kiln_array_release(one);
@@ -243,8 +310,8 @@ kiln_status kiln_ix_check_bounds(kiln_context *ctx, kiln_stream *stream, const c
 
 kiln_status kiln_ix_min_max(kiln_context *ctx, kiln_stream *stream, const kiln_array *values,
                             int64_t *min, int64_t *max) {
-  KILN_RETURN_IF_ERROR(reduce_int64(ctx, stream, "index_min", values, 0, "kiln_m = v0;",
-                                    "return a < b ? a : b;", min));
-  return reduce_int64(ctx, stream, "index_max", values, 0, "kiln_m = v0;",
+  KILN_RETURN_IF_ERROR(reduce_int64(ctx, stream, "index_min", values, 0,
+                                    "kiln_m = (int64_t)v0;", "return a < b ? a : b;", min));
+  return reduce_int64(ctx, stream, "index_max", values, 0, "kiln_m = (int64_t)v0;",
                       "return a > b ? a : b;", max);
 }
