@@ -19,6 +19,8 @@ kiln_status kiln_ix_count(kiln_context *ctx, kiln_stream *stream, const kiln_ix_
                                                     : KILN_UINT64;
   KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, count_dtype, 1, &job->nbins, counts));
   static const uint64_t zero[2] = {0, 0};
+  const kiln_array *used[4] = {*counts, job->x, job->weights, job->edges};
+  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, 4, used));
   if (job->nbins > 0) KILN_RETURN_IF_ERROR(kiln_ew_fill_on(*counts, zero, stream));
   if (n == 0 || job->nbins == 0) return KILN_OK;
   size_t item = kiln_dtype_size(count_dtype);
@@ -125,7 +127,7 @@ static kiln_status bincount(kiln_context *ctx, kiln_operand x_operand, const kil
   kiln_ix_count_job job = {.bin_kind = 0, .x = x, .weights = w, .nbins = *length};
   KILN_RETURN_IF_ERROR(kiln_ix_count(ctx, stream, &job, &st->counts));
   if (*length > 0)
-    KILN_RETURN_IF_ERROR(kiln_ew_copy_on((kiln_array *)st->out.work, st->counts, stream));
+    KILN_RETURN_IF_ERROR(kiln_ix_copy(st->out.work, st->counts, stream));
   return kiln_ix_output_finish(ctx, stream, &st->out);
 }
 

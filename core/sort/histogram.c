@@ -298,9 +298,9 @@ static kiln_status histogram(kiln_context *ctx, kiln_operand a_operand,
   }
   KILN_RETURN_IF_ERROR(kiln_ix_count(ctx, stream, &job, &st->counts));
   if (job.nbins > 0)
-    KILN_RETURN_IF_ERROR(kiln_ew_copy_on((kiln_array *)st->hist.work, st->counts, stream));
+    KILN_RETURN_IF_ERROR(kiln_ix_copy(st->hist.work, st->counts, stream));
   if (bin_edges && st->edges->size > 0)
-    KILN_RETURN_IF_ERROR(kiln_ew_copy_on((kiln_array *)st->bin_edges.work, st->edges, stream));
+    KILN_RETURN_IF_ERROR(kiln_ix_copy(st->bin_edges.work, st->edges, stream));
   KILN_RETURN_IF_ERROR(kiln_ix_output_finish(ctx, stream, &st->hist));
   return bin_edges ? kiln_ix_output_finish(ctx, stream, &st->bin_edges) : KILN_OK;
 }

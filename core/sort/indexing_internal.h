@@ -35,6 +35,10 @@ kiln_status kiln_ix_input(kiln_context *ctx, const char *what, const char *name,
 kiln_status kiln_ix_contiguous(const kiln_array *a, kiln_dtype dtype, kiln_stream *stream,
                                const kiln_array **out, kiln_array **owned);
 
+/* kiln_ew_copy_on (broadcast, cast) after marking both buffers used on
+ * stream. */
+kiln_status kiln_ix_copy(const kiln_array *dst, const kiln_array *src, kiln_stream *stream);
+
 /* The dtype of an operand (array, host, typed scalar), KILN_DTYPE_COUNT
  * for anything else. */
 kiln_dtype kiln_ix_operand_dtype(const kiln_operand *o);
@@ -106,7 +110,14 @@ typedef struct kiln_ix_args {
   int n;
   kiln_backend_arg args[KILN_IX_MAX_ARGS + 2];
   int64_t values[KILN_IX_MAX_ARGS + 2];
+  int narrays;
+  const kiln_array *arrays[KILN_IX_MAX_ARGS]; /* marked used on the launch's stream */
 } kiln_ix_args;
+
+/* Marks the arrays' buffers as used by work queued on stream (the memory
+ * pool's stream rule, kiln/memory.h); NULL entries and a NULL stream are
+ * ignored. */
+kiln_status kiln_ix_use_on_stream(kiln_stream *stream, int n, const kiln_array *const *arrays);
 
 void kiln_ix_arg_array(kiln_ix_args *l, const kiln_array *a);
 void kiln_ix_arg_int(kiln_ix_args *l, int64_t v);

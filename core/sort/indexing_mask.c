@@ -92,7 +92,7 @@ static kiln_status mask_select(kiln_context *ctx, kiln_operand a_operand, kiln_o
   KILN_RETURN_IF_ERROR(kiln_ix_output_begin(ctx, what, &output, da, ndim, shape, 1, &st->out));
   KILN_RETURN_IF_ERROR(kiln_array_reshape(st->selected, ndim, shape, &st->shaped));
   if (st->shaped->size > 0)
-    KILN_RETURN_IF_ERROR(kiln_ew_copy_on((kiln_array *)st->out.work, st->shaped, stream));
+    KILN_RETURN_IF_ERROR(kiln_ix_copy(st->out.work, st->shaped, stream));
   return kiln_ix_output_finish(ctx, stream, &st->out);
 }
 

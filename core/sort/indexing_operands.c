@@ -34,6 +34,12 @@ kiln_status kiln_ix_check_index_dtype(const char *what, const char *name, kiln_d
   return KILN_OK;
 }
 
+kiln_status kiln_ix_copy(const kiln_array *dst, const kiln_array *src, kiln_stream *stream) {
+  const kiln_array *used[2] = {dst, src};
+  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, 2, used));
+  return kiln_ew_copy_on((kiln_array *)dst, src, stream);
+}
+
 kiln_status kiln_ix_contiguous(const kiln_array *a, kiln_dtype dtype, kiln_stream *stream,
                                const kiln_array **out, kiln_array **owned) {
   *owned = NULL;
@@ -44,7 +50,7 @@ kiln_status kiln_ix_contiguous(const kiln_array *a, kiln_dtype dtype, kiln_strea
   }
   KILN_RETURN_IF_ERROR(kiln_array_alloc(kiln_array_context(a), dtype, a->ndim, a->shape, owned));
   *out = *owned;
-  return kiln_ew_copy_on(*owned, a, stream);
+  return kiln_ix_copy(*owned, a, stream);
 }
 
 kiln_status kiln_ix_input(kiln_context *ctx, const char *what, const char *name,
@@ -108,8 +114,9 @@ kiln_status kiln_ix_output_begin(kiln_context *ctx, const char *what, const kiln
 kiln_status kiln_ix_output_finish(kiln_context *ctx, kiln_stream *stream, kiln_ix_output *out) {
   const kiln_operand *o = out->operand;
   kiln_array *target = (kiln_array *)out->target;
-  if (out->work != target && target->size > 0)
-    KILN_RETURN_IF_ERROR(kiln_ew_copy_on(target, out->work, stream));
+  if (out->work != target && target->size > 0) {
+    KILN_RETURN_IF_ERROR(kiln_ix_copy(target, out->work, stream));
+  }
   if (o->kind == KILN_OPERAND_HOST) {
     if (target->size == 0) return KILN_OK;
     if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
@@ -167,7 +174,7 @@ kiln_status kiln_ix_inout_finish(kiln_context *ctx, kiln_stream *stream, kiln_ix
   const kiln_operand *o = io->operand;
   if (o->kind == KILN_OPERAND_ARRAY) {
     if (io->work == io->target || io->target->size == 0) return KILN_OK;
-    return kiln_ew_copy_on((kiln_array *)io->target, io->work, stream);
+    return kiln_ix_copy(io->target, io->work, stream);
   }
   if (io->work->size == 0) return KILN_OK;
   if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
@@ -184,7 +191,15 @@ void kiln_ix_inout_free(kiln_ix_inout *io) {
 /* The buffer from its start and the view's byte offset as a value: OpenCL
  * passes a buffer offset as a sub-buffer, which must be aligned to 128
  * bytes or more, and views of any element need not be. */
+kiln_status kiln_ix_use_on_stream(kiln_stream *stream, int n, const kiln_array *const *arrays) {
+  if (!stream) return KILN_OK;
+  for (int i = 0; i < n; i++)
+    if (arrays[i]) KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream(arrays[i]->buffer, stream));
+  return KILN_OK;
+}
+
 void kiln_ix_arg_array(kiln_ix_args *l, const kiln_array *a) {
+  l->arrays[l->narrays++] = a;
   l->args[l->n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = a->buffer->handle};
   kiln_ix_arg_int(l, a->offset);
 }
@@ -225,6 +240,7 @@ kiln_status kiln_ix_launch(kiln_context *ctx, kiln_stream *stream, const char *t
   if (n <= 0) return KILN_OK;
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_ix_program(ctx, text, defines, entry, &program));
+  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, args->narrays, args->arrays));
   int base = args->n;
   kiln_ix_arg_int(args, 0); /* base: set by the launcher */
   kiln_ix_arg_int(args, n);
@@ -269,7 +285,9 @@ kiln_status kiln_ix_reduce(kiln_context *ctx, kiln_stream *stream, const char *n
                          .map = map,
                          .combine = combine};
     const kiln_array *inputs[2] = {flat, extra_view};
-    status = kiln_rt_run(ctx, stream, &spec, 0, 1, inputs, out, 0, NULL);
+    const kiln_array *used[3] = {flat, extra_view, out};
+    status = kiln_ix_use_on_stream(stream, 3, used);
+    if (status == KILN_OK) status = kiln_rt_run(ctx, stream, &spec, 0, 1, inputs, out, 0, NULL);
   }
   if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
   if (status == KILN_OK) status = kiln_array_to_host(out, result, NULL);
