@@ -200,6 +200,20 @@ static kiln_status broadcast_contiguous(const kiln_array *x, int ndim, const int
   return status;
 }
 
+/* The indices of an along-axis call (contiguous int64, a's ndim) and the
+ * axis normalized. */
+static kiln_status along_indices(kiln_context *ctx, const char *what, const kiln_operand *indices,
+                                 const kiln_array *a, int *axis, kiln_stream *stream,
+                                 const kiln_array **idx, kiln_array **owned) {
+  KILN_RETURN_IF_ERROR(index_input(ctx, what, indices, stream, idx, owned));
+  if ((*idx)->ndim != a->ndim)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the indices have %d dims and the array %d; they must have the "
+                          "same number of dimensions",
+                          what, (*idx)->ndim, a->ndim);
+  return normalize_axis(what, axis, a->ndim);
+}
+
 static kiln_status shape_error(const char *what, const kiln_array *a, const kiln_array *idx) {
   char sa[256], si[256];
   kiln_ufunc_format_shape(a->ndim, a->shape, sa, sizeof sa);
@@ -217,13 +231,7 @@ static kiln_status take_along(kiln_context *ctx, kiln_operand a_operand, kiln_op
   const kiln_array *a = NULL, *idx = NULL;
   KILN_RETURN_IF_ERROR(array_input(ctx, what, &a_operand, stream, &a, &st->owned[0]));
   kiln_dtype da = a->dtype;
-  KILN_RETURN_IF_ERROR(index_input(ctx, what, &indices, stream, &idx, &st->owned[1]));
-  if (idx->ndim != a->ndim)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s: the indices have %d dims and the array %d; they must have the "
-                          "same number of dimensions",
-                          what, idx->ndim, a->ndim);
-  KILN_RETURN_IF_ERROR(normalize_axis(what, &axis, a->ndim));
+  KILN_RETURN_IF_ERROR(along_indices(ctx, what, &indices, a, &axis, stream, &idx, &st->owned[1]));
   int64_t shape[KILN_MAX_DIMS], a_shape[KILN_MAX_DIMS];
   for (int d = 0; d < a->ndim; d++) {
     int64_t x = a->shape[d], y = idx->shape[d];
@@ -268,13 +276,7 @@ static kiln_status put_along(kiln_context *ctx, kiln_operand a_operand, kiln_ope
   const char *what = "put_along_axis";
   KILN_RETURN_IF_ERROR(kiln_ix_inout_begin(ctx, what, &a_operand, stream, &st->io));
   const kiln_array *a = st->io.work, *idx = NULL, *v = NULL;
-  KILN_RETURN_IF_ERROR(index_input(ctx, what, &indices, stream, &idx, &st->owned[0]));
-  if (idx->ndim != a->ndim)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s: the indices have %d dims and the array %d; they must have the "
-                          "same number of dimensions",
-                          what, idx->ndim, a->ndim);
-  KILN_RETURN_IF_ERROR(normalize_axis(what, &axis, a->ndim));
+  KILN_RETURN_IF_ERROR(along_indices(ctx, what, &indices, a, &axis, stream, &idx, &st->owned[0]));
   int64_t shape[KILN_MAX_DIMS];
   for (int d = 0; d < a->ndim; d++) {
     if (d != axis && idx->shape[d] != a->shape[d] && idx->shape[d] != 1)
