@@ -166,7 +166,8 @@ static kiln_status uniform_edges(kiln_context *ctx, const uniform_plan *p, int64
   unsigned char *bytes = malloc(n * item);
   kiln_status status = y && bytes ? KILN_OK
                                   : kiln_error_set(KILN_ERROR_OUT_OF_MEMORY,
-                                                   "histogram: %lld edges on the host",
+                                                   "histogram: out of host memory for %lld "
+                                                   "edges",
                                                    (long long)n);
   if (status == KILN_OK) {
     linspace(p->dt, p->first, p->last, bins, y);
@@ -207,7 +208,11 @@ static kiln_status given_edges(kiln_context *ctx, kiln_stream *stream, const kil
     kiln_array *tmp = NULL;
     KILN_RETURN_IF_ERROR(kiln_ix_contiguous(original, KILN_FLOAT64, stream, &as_double, &tmp));
     st->host_edges = malloc((size_t)n * sizeof(double));
-    kiln_status status = st->host_edges ? KILN_OK : KILN_ERROR_OUT_OF_MEMORY;
+    kiln_status status =
+        st->host_edges ? KILN_OK
+                       : kiln_error_set(KILN_ERROR_OUT_OF_MEMORY,
+                                        "histogram: out of host memory for %lld edges",
+                                        (long long)n);
     if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
     if (status == KILN_OK) status = kiln_array_to_host(as_double, st->host_edges, NULL);
     kiln_array_release(tmp);
