@@ -18,3 +18,13 @@ foreach(area search indexing)
       LABELS "backend=${b}" ENVIRONMENT "KILN_BACKEND=${b}" RESOURCE_LOCK numpy_venv)
   endforeach()
 endforeach()
+
+# The example of the tour (examples/search_histogram.c), per backend.
+if(TARGET search_histogram)
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME example.search_histogram.${b} COMMAND search_histogram 100003)
+    set_tests_properties(example.search_histogram.${b} PROPERTIES
+      LABELS "backend=${b};example" ENVIRONMENT "KILN_BACKEND=${b}"
+      SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
+  endforeach()
+endif()

@@ -31,16 +31,17 @@ static inline void st_get(const void *data, kiln_dtype dtype, int64_t i, double 
   }
 }
 
-/* Writes v (real; imag for complex) as element i of dtype. */
+/* Writes v (real; imag for complex) as element i of dtype; integers wrap
+ * (through int64, so that no out-of-range float conversion happens). */
 static inline void st_set(void *data, kiln_dtype dtype, int64_t i, double re, double im) {
   switch (dtype) {
     case KILN_BOOL: ((uint8_t *)data)[i] = re != 0; break;
-    case KILN_INT8: ((int8_t *)data)[i] = (int8_t)re; break;
-    case KILN_UINT8: ((uint8_t *)data)[i] = (uint8_t)re; break;
-    case KILN_INT16: ((int16_t *)data)[i] = (int16_t)re; break;
-    case KILN_UINT16: ((uint16_t *)data)[i] = (uint16_t)re; break;
-    case KILN_INT32: ((int32_t *)data)[i] = (int32_t)re; break;
-    case KILN_UINT32: ((uint32_t *)data)[i] = (uint32_t)re; break;
+    case KILN_INT8: ((int8_t *)data)[i] = (int8_t)(int64_t)re; break;
+    case KILN_UINT8: ((uint8_t *)data)[i] = (uint8_t)(int64_t)re; break;
+    case KILN_INT16: ((int16_t *)data)[i] = (int16_t)(int64_t)re; break;
+    case KILN_UINT16: ((uint16_t *)data)[i] = (uint16_t)(int64_t)re; break;
+    case KILN_INT32: ((int32_t *)data)[i] = (int32_t)(int64_t)re; break;
+    case KILN_UINT32: ((uint32_t *)data)[i] = (uint32_t)(int64_t)re; break;
     case KILN_INT64: ((int64_t *)data)[i] = (int64_t)re; break;
     case KILN_UINT64: ((uint64_t *)data)[i] = (uint64_t)re; break;
     case KILN_FLOAT16: ((uint16_t *)data)[i] = kiln_float16_from_double(re); break;

@@ -1,3 +1,457 @@
+/* Conformance: kiln_take, kiln_put, kiln_take_along_axis,
+ * kiln_put_along_axis, kiln_mask_select and kiln_mask_assign
+ * (kiln/indexing.h) against plain C references on random data: every
+ * dtype, modes raise/wrap/clip with negative and out-of-range indices,
+ * sizes 0, 1, primes, views with negative strides, host and device
+ * operands, given outputs, a stream, and bad input (an index out of
+ * bounds names itself and leaves the output alone). */
 #include "search_testing.h"
-static const harness_test tests[] = {{0}};
+
+static int64_t resolve(int64_t j, int64_t n, kiln_index_mode mode) {
+  if (mode == KILN_INDEX_WRAP) return ((j % n) + n) % n;
+  if (mode == KILN_INDEX_CLIP) return j < 0 ? 0 : j >= n ? n - 1 : j;
+  return j < 0 ? j + n : j;
+}
+
+static void *random_data(kiln_dtype d, int64_t n) {
+  void *h = malloc((size_t)n * kiln_dtype_size(d) + 16);
+  harness_fill_random(h, d, n, -100, 100);
+  return h;
+}
+
+static int64_t *random_indices(int64_t count, int64_t n, kiln_index_mode mode) {
+  int64_t *idx = malloc((size_t)count * sizeof *idx + 8);
+  int64_t span = mode == KILN_INDEX_RAISE ? n : 3 * n;
+  for (int64_t k = 0; k < count; k++)
+    idx[k] = n == 0 ? 0 : (int64_t)(harness_rand_u64() % (uint64_t)(2 * span)) - span;
+  return idx;
+}
+
+/* ---- take ------------------------------------------------------------------------ */
+
+static void test_take_flat(kiln_context *ctx) {
+  const int64_t sizes[] = {1, 7, 1031};
+  const int64_t counts[] = {0, 1, 257};
+  for (int t = 0; t < NDTYPES; t++) {
+    kiln_dtype d = all_dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    for (int s = 0; s < 3; s++) {
+      int64_t n = sizes[s], ni = counts[(s + t) % 3];
+      kiln_index_mode mode = (kiln_index_mode)((s + t) % 3);
+      char *a = random_data(d, n);
+      int64_t *idx = random_indices(ni, n, mode);
+      int32_t *idx32 = malloc((size_t)ni * sizeof *idx32 + 4);
+      for (int64_t k = 0; k < ni; k++) idx32[k] = (int32_t)idx[k];
+      kiln_array *av = st_view_1d(ctx, a, d, n, s % 3), *iv = st_view_1d(ctx, idx32, KILN_INT32, ni, 1);
+      char *got = malloc((size_t)ni * item + 16);
+      kiln_array *out = NULL;
+      CHECK_OK(kiln_take(ctx, kiln_operand_array(av), kiln_operand_array(iv), KILN_AXIS_FLAT, mode,
+                         kiln_operand_new(&out), NULL));
+      if (out) {
+        CHECK(kiln_array_dtype(out) == d && kiln_array_size(out) == ni);
+        CHECK_OK(kiln_array_to_host(out, got, NULL));
+        for (int64_t k = 0; k < ni; k++) {
+          int64_t j = resolve(idx[k], n, mode);
+          if (memcmp(got + k * (int64_t)item, a + j * (int64_t)item, item) != 0) {
+            harness_fail(__FILE__, __LINE__, "%s n=%lld mode %d: element %lld (index %lld)",
+                         kiln_dtype_name(d), (long long)n, (int)mode, (long long)k,
+                         (long long)idx[k]);
+            break;
+          }
+        }
+      }
+      kiln_array_release(out);
+      kiln_array_release(av);
+      kiln_array_release(iv);
+      free(got);
+      free(idx32);
+      free(idx);
+      free(a);
+    }
+  }
+}
+
+/* Along each axis of a 3-D array, 2-D indices, into a host output. */
+static void test_take_axis(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_COMPLEX128, KILN_INT16, KILN_FLOAT32};
+  int64_t shape[3] = {4, 5, 6}, n = 120, ishape[2] = {3, 2};
+  for (int t = 0; t < 3; t++) {
+    kiln_dtype d = dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    char *a = random_data(d, n);
+    for (int axis = -1; axis < 3; axis++) {
+      int ax = axis < 0 ? 2 : axis;
+      kiln_index_mode mode = (kiln_index_mode)((axis + 1 + t) % 3);
+      int64_t *idx = random_indices(6, shape[ax], mode);
+      int64_t oshape[4], k = 0;
+      for (int dd = 0; dd < ax; dd++) oshape[k++] = shape[dd];
+      oshape[k++] = 3;
+      oshape[k++] = 2;
+      for (int dd = ax + 1; dd < 3; dd++) oshape[k++] = shape[dd];
+      int64_t outer = 1, inner = 1;
+      for (int dd = 0; dd < ax; dd++) outer *= shape[dd];
+      for (int dd = ax + 1; dd < 3; dd++) inner *= shape[dd];
+      int64_t total = outer * 6 * inner;
+      char *got = malloc((size_t)total * item);
+      CHECK_OK(kiln_take(ctx, kiln_operand_host(a, d, 3, shape, NULL),
+                         kiln_operand_host(idx, KILN_INT64, 2, ishape, NULL), axis, mode,
+                         kiln_operand_host_output(got, d, 4, oshape, NULL), NULL));
+      for (int64_t o = 0; o < outer; o++)
+        for (int64_t q = 0; q < 6; q++)
+          for (int64_t r = 0; r < inner; r++) {
+            int64_t j = resolve(idx[q], shape[ax], mode);
+            const char *want = a + ((o * shape[ax] + j) * inner + r) * (int64_t)item;
+            CHECK(memcmp(got + ((o * 6 + q) * inner + r) * (int64_t)item, want, item) == 0);
+          }
+      free(got);
+      free(idx);
+    }
+    free(a);
+  }
+}
+
+static void test_take_bad_input(kiln_context *ctx) {
+  int64_t n = 5, n3 = 3, got[3] = {-1, -1, -1}, zero = 0;
+  int64_t a[5] = {10, 11, 12, 13, 14}, idx[3] = {1, 9, -7};
+  float fidx[3] = {0, 1, 2};
+  uint64_t uidx[3] = {0, 1, 2};
+  kiln_operand out = kiln_operand_host_output(got, KILN_INT64, 1, &n3, NULL);
+  kiln_operand in = kiln_operand_host(a, KILN_INT64, 1, &n, NULL);
+  CHECK_STATUS(kiln_take(ctx, in, kiln_operand_host(idx, KILN_INT64, 1, &n3, NULL),
+                         KILN_AXIS_FLAT, KILN_INDEX_RAISE, out, NULL),
+               KILN_ERROR_OUT_OF_RANGE);
+  CHECK_ERROR_CONTAINS("index 9 is out of bounds for axis 0 with size 5");
+  CHECK(got[0] == -1 && got[1] == -1); /* nothing written */
+  CHECK_STATUS(kiln_take(ctx, in, kiln_operand_host(idx, KILN_INT64, 1, &n3, NULL), 1,
+                         KILN_INDEX_WRAP, out, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("axis 1 is out of bounds");
+  CHECK_STATUS(kiln_take(ctx, in, kiln_operand_host(fidx, KILN_FLOAT32, 1, &n3, NULL),
+                         KILN_AXIS_FLAT, KILN_INDEX_WRAP, out, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("float32");
+  CHECK_STATUS(kiln_take(ctx, in, kiln_operand_host(uidx, KILN_UINT64, 1, &n3, NULL),
+                         KILN_AXIS_FLAT, KILN_INDEX_WRAP, out, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_take(ctx, kiln_operand_host(a, KILN_INT64, 1, &zero, NULL),
+                         kiln_operand_host(uidx, KILN_INT32, 1, &n3, NULL), KILN_AXIS_FLAT,
+                         KILN_INDEX_CLIP, out, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("empty");
+  CHECK_STATUS(kiln_take(ctx, in, kiln_operand_host(idx, KILN_INT64, 1, &n3, NULL),
+                         KILN_AXIS_FLAT, (kiln_index_mode)5, out, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  kiln_operand short_out = kiln_operand_host_output(got, KILN_INT64, 1, &(int64_t){2}, NULL);
+  CHECK_STATUS(kiln_take(ctx, in, kiln_operand_host(idx, KILN_INT64, 1, &n3, NULL),
+                         KILN_AXIS_FLAT, KILN_INDEX_CLIP, short_out, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- put ------------------------------------------------------------------------- */
+
+static void test_put(kiln_context *ctx) {
+  for (int t = 0; t < NDTYPES; t++) {
+    kiln_dtype d = all_dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    int64_t n = t % 2 ? 1031 : 13, ni = n / 2 + 1, nv = t % 3 ? ni : 3;
+    kiln_index_mode mode = (kiln_index_mode)(t % 3);
+    char *a = random_data(d, n), *v = random_data(d, nv), *want = malloc((size_t)n * item);
+    memcpy(want, a, (size_t)n * item);
+    /* distinct targets (a repeated index keeps an unspecified value) */
+    int64_t *perm = malloc((size_t)n * sizeof *perm), *idx = malloc((size_t)ni * sizeof *idx);
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    for (int64_t i = n - 1; i > 0; i--) {
+      int64_t j = (int64_t)(harness_rand_u64() % (uint64_t)(i + 1)), x = perm[i];
+      perm[i] = perm[j];
+      perm[j] = x;
+    }
+    for (int64_t k = 0; k < ni; k++) {
+      /* the same target spelled the mode's way: negative, or wrapped */
+      idx[k] = perm[k] - (k % 2 ? n : 0) + (mode == KILN_INDEX_WRAP && k % 3 == 0 ? 2 * n : 0);
+      memcpy(want + perm[k] * (int64_t)item, v + (k % nv) * (int64_t)item, item);
+    }
+    if (mode == KILN_INDEX_CLIP) { /* clipped from both ends */
+      idx[0] = -5 * n;
+      memcpy(want, v, item);
+      idx[1] = 4 * n;
+      memcpy(want + (n - 1) * (int64_t)item, v + (1 % nv) * (int64_t)item, item);
+      for (int64_t k = 2; k < ni; k++) idx[k] = perm[k] < 0 ? 0 : perm[k];
+      /* recompute the reference: positions 0 and n-1 may be targets too */
+      memcpy(want, a, (size_t)n * item);
+      for (int64_t k = 0; k < ni; k++)
+        memcpy(want + resolve(idx[k], n, mode) * (int64_t)item, v + (k % nv) * (int64_t)item,
+               item);
+      for (int64_t k = 2; k < ni; k++)
+        if (idx[k] == 0 || idx[k] == n - 1) idx[k] = idx[k] == 0 ? -5 * n : 4 * n;
+    }
+    if (t % 2) { /* a device array, reversed view */
+      kiln_array *av = st_view_1d(ctx, a, d, n, 2);
+      CHECK_OK(kiln_put(ctx, kiln_operand_array(av), kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                        kiln_operand_host(v, d, 1, &nv, NULL), mode, NULL));
+      if (av) CHECK_OK(kiln_array_to_host(av, a, NULL));
+      kiln_array_release(av);
+    } else { /* writable host memory */
+      CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL),
+                        kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                        kiln_operand_host(v, d, 1, &nv, NULL), mode, NULL));
+    }
+    CHECK_MSG(memcmp(a, want, (size_t)n * item) == 0, "put %s mode %d differs",
+              kiln_dtype_name(d), (int)mode);
+    free(perm);
+    free(idx);
+    free(a);
+    free(v);
+    free(want);
+  }
+  /* bad input */
+  int64_t a[4] = {0, 1, 2, 3}, n4 = 4, one = 1, bad = 4;
+  CHECK_STATUS(kiln_put(ctx, kiln_operand_host_output(a, KILN_INT64, 1, &n4, NULL),
+                        kiln_operand_host(&bad, KILN_INT64, 1, &one, NULL), kiln_operand_int(7),
+                        KILN_INDEX_RAISE, NULL),
+               KILN_ERROR_OUT_OF_RANGE);
+  CHECK_ERROR_CONTAINS("index 4 is out of bounds");
+  CHECK(a[3] == 3);
+  CHECK_STATUS(kiln_put(ctx, kiln_operand_host(a, KILN_INT64, 1, &n4, NULL),
+                        kiln_operand_host(&one, KILN_INT64, 1, &one, NULL), kiln_operand_int(7),
+                        KILN_INDEX_RAISE, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("read-only");
+}
+
+/* ---- along an axis --------------------------------------------------------------- */
+
+static void test_take_along_axis(kiln_context *ctx) {
+  int64_t shape[2] = {6, 7}, ishape[2] = {6, 3}, bshape[2] = {2, 1}, n = 42;
+  float *a = random_data(KILN_FLOAT32, n);
+  int64_t idx[18], bidx[2] = {5, -1};
+  for (int k = 0; k < 18; k++) idx[k] = (int64_t)(harness_rand_u64() % 14) - 7;
+  float got[18];
+  CHECK_OK(kiln_take_along_axis(ctx, kiln_operand_host(a, KILN_FLOAT32, 2, shape, NULL),
+                                kiln_operand_host(idx, KILN_INT64, 2, ishape, NULL), 1,
+                                kiln_operand_host_output(got, KILN_FLOAT32, 2, ishape, NULL),
+                                NULL));
+  for (int i = 0; i < 6; i++)
+    for (int k = 0; k < 3; k++)
+      CHECK(got[i * 3 + k] == a[i * 7 + resolve(idx[i * 3 + k], 7, KILN_INDEX_RAISE)]);
+  /* indices (2, 1) broadcast along axis 0 against (6, 7): a (2, 7) result,
+   * from a transposed device view */
+  kiln_array *base = NULL, *t = NULL, *out = NULL;
+  int64_t tshape[2] = {7, 6};
+  float *at = malloc(42 * sizeof *at);
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 7; j++) at[j * 6 + i] = a[i * 7 + j];
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, tshape, NULL, at, &base));
+  REQUIRE_OK(kiln_array_transpose(base, NULL, &t));
+  int32_t bidx32[2] = {(int32_t)bidx[0], (int32_t)bidx[1]};
+  CHECK_OK(kiln_take_along_axis(ctx, kiln_operand_array(t),
+                                kiln_operand_host(bidx32, KILN_INT32, 2, bshape, NULL), 0,
+                                kiln_operand_new(&out), NULL));
+  if (out) {
+    float g[14];
+    CHECK(kiln_array_shape(out)[0] == 2 && kiln_array_shape(out)[1] == 7);
+    CHECK_OK(kiln_array_to_host(out, g, NULL));
+    for (int r = 0; r < 2; r++)
+      for (int j = 0; j < 7; j++) CHECK(g[r * 7 + j] == a[5 * 7 + j]);
+    kiln_array_release(out);
+    out = NULL;
+  }
+  /* bad input: out of bounds, dims, shapes */
+  idx[4] = 7;
+  CHECK_STATUS(kiln_take_along_axis(ctx, kiln_operand_host(a, KILN_FLOAT32, 2, shape, NULL),
+                                    kiln_operand_host(idx, KILN_INT64, 2, ishape, NULL), 1,
+                                    kiln_operand_host_output(got, KILN_FLOAT32, 2, ishape, NULL),
+                                    NULL),
+               KILN_ERROR_OUT_OF_RANGE);
+  CHECK_ERROR_CONTAINS("index 7 is out of bounds for axis 1 with size 7");
+  CHECK_STATUS(kiln_take_along_axis(ctx, kiln_operand_host(a, KILN_FLOAT32, 2, shape, NULL),
+                                    kiln_operand_host(idx, KILN_INT64, 1, &(int64_t){18}, NULL), 1,
+                                    kiln_operand_new(&out), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("same number of dimensions");
+  int64_t wrong[2] = {4, 3};
+  CHECK_STATUS(kiln_take_along_axis(ctx, kiln_operand_host(a, KILN_FLOAT32, 2, shape, NULL),
+                                    kiln_operand_host(idx, KILN_INT64, 2, wrong, NULL), 1,
+                                    kiln_operand_new(&out), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("broadcast");
+  kiln_array_release(out);
+  kiln_array_release(t);
+  kiln_array_release(base);
+  free(at);
+  free(a);
+}
+
+static void test_put_along_axis(kiln_context *ctx) {
+  int64_t shape[2] = {5, 4}, ishape[2] = {5, 2};
+  int32_t a[20], want[20], v[10];
+  int64_t idx[10];
+  for (int i = 0; i < 20; i++) want[i] = a[i] = (int32_t)(harness_rand_u64() % 1000);
+  for (int i = 0; i < 5; i++) {
+    int64_t first = (int64_t)(harness_rand_u64() % 4), second = (first + 1 + (int64_t)(harness_rand_u64() % 3)) % 4;
+    idx[2 * i] = first;
+    idx[2 * i + 1] = second - 4; /* negative: from the end */
+    v[2 * i] = -i - 1;
+    v[2 * i + 1] = 100 + i;
+    want[i * 4 + first] = v[2 * i];
+    want[i * 4 + second] = v[2 * i + 1];
+  }
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  kiln_array *dev = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_INT32, 2, shape, NULL, a, &dev));
+  CHECK_OK(kiln_put_along_axis(ctx, kiln_operand_array(dev),
+                               kiln_operand_host(idx, KILN_INT64, 2, ishape, NULL),
+                               kiln_operand_host(v, KILN_INT32, 2, ishape, NULL), -1, stream));
+  CHECK_OK(kiln_stream_synchronize(ctx, stream));
+  int32_t got[20];
+  CHECK_OK(kiln_array_to_host(dev, got, NULL));
+  CHECK(memcmp(got, want, sizeof got) == 0);
+  /* a scalar value into host memory along axis 0 */
+  int64_t row[4] = {4, 0, 2, -1}, rshape[2] = {1, 4};
+  CHECK_OK(kiln_put_along_axis(ctx, kiln_operand_host_output(a, KILN_INT32, 2, shape, NULL),
+                               kiln_operand_host(row, KILN_INT64, 2, rshape, NULL),
+                               kiln_operand_int(-9), 0, NULL));
+  CHECK(a[4 * 4 + 0] == -9 && a[0 * 4 + 1] == -9 && a[2 * 4 + 2] == -9 && a[4 * 4 + 3] == -9);
+  row[2] = 5;
+  CHECK_STATUS(kiln_put_along_axis(ctx, kiln_operand_array(dev),
+                                   kiln_operand_host(row, KILN_INT64, 2, rshape, NULL),
+                                   kiln_operand_int(1), 0, NULL),
+               KILN_ERROR_OUT_OF_RANGE);
+  CHECK_ERROR_CONTAINS("index 5 is out of bounds for axis 0 with size 5");
+  kiln_array_release(dev);
+  kiln_stream_release(stream);
+}
+
+/* ---- boolean masks --------------------------------------------------------------- */
+
+static void test_mask_select(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_FLOAT64, KILN_INT8, KILN_COMPLEX64, KILN_UINT16};
+  int64_t shape[3] = {6, 5, 3}, n = 90;
+  for (int t = 0; t < 4; t++) {
+    kiln_dtype d = dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    char *a = random_data(d, n), *got = malloc((size_t)n * item);
+    uint8_t mask[90];
+    float fmask[30];
+    for (int i = 0; i < 90; i++) mask[i] = harness_rand_u64() % 3 == 0;
+    for (int i = 0; i < 30; i++) fmask[i] = harness_rand_u64() % 2 ? 0.0f : 2.5f;
+    /* full mask: 1-D result */
+    kiln_array *out = NULL;
+    int64_t count = -1, want = 0;
+    CHECK_OK(kiln_mask_select(ctx, kiln_operand_host(a, d, 3, shape, NULL),
+                              kiln_operand_host(mask, KILN_BOOL, 3, shape, NULL),
+                              kiln_operand_new(&out), &count, NULL));
+    for (int i = 0; i < 90; i++) want += mask[i];
+    CHECK(count == want);
+    if (out) {
+      CHECK_OK(kiln_array_to_host(out, got, NULL));
+      for (int i = 0, k = 0; i < 90; i++)
+        if (mask[i]) CHECK(memcmp(got + (k++) * (int64_t)item, a + i * (int64_t)item, item) == 0);
+    }
+    kiln_array_release(out);
+    out = NULL;
+    /* a float mask over the leading (6, 5): rows of 3 */
+    CHECK_OK(kiln_mask_select(ctx, kiln_operand_host(a, d, 3, shape, NULL),
+                              kiln_operand_host(fmask, KILN_FLOAT32, 2, shape, NULL),
+                              kiln_operand_new(&out), &count, NULL));
+    want = 0;
+    for (int i = 0; i < 30; i++) want += fmask[i] != 0;
+    CHECK(count == want);
+    if (out) {
+      CHECK(kiln_array_ndim(out) == 2 && kiln_array_shape(out)[0] == want &&
+            kiln_array_shape(out)[1] == 3);
+      CHECK_OK(kiln_array_to_host(out, got, NULL));
+      for (int i = 0, k = 0; i < 30; i++)
+        if (fmask[i] != 0) CHECK(memcmp(got + 3 * (k++) * (int64_t)item, a + 3 * i * (int64_t)item, 3 * item) == 0);
+    }
+    kiln_array_release(out);
+    free(a);
+    free(got);
+  }
+  double a[4] = {1, 2, 3, 4};
+  uint8_t m[3] = {1, 0, 1};
+  int64_t n4 = 4, n3 = 3, count = 0;
+  kiln_array *out = NULL;
+  CHECK_STATUS(kiln_mask_select(ctx, kiln_operand_host(a, KILN_FLOAT64, 1, &n4, NULL),
+                                kiln_operand_host(m, KILN_BOOL, 1, &n3, NULL),
+                                kiln_operand_new(&out), &count, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("mask has shape");
+}
+
+static void test_mask_assign(kiln_context *ctx) {
+  int64_t shape[2] = {9, 4}, n = 36, rows = 9;
+  int32_t a[36], want[36];
+  uint8_t m[36], rowmask[9];
+  for (int i = 0; i < 36; i++) {
+    want[i] = a[i] = (int32_t)(harness_rand_u64() % 100);
+    m[i] = harness_rand_u64() % 2;
+  }
+  for (int i = 0; i < 9; i++) rowmask[i] = i % 3 != 1;
+  /* a scalar into host memory */
+  for (int i = 0; i < 36; i++)
+    if (m[i]) want[i] = -1;
+  CHECK_OK(kiln_mask_assign(ctx, kiln_operand_host_output(a, KILN_INT32, 2, shape, NULL),
+                            kiln_operand_host(m, KILN_BOOL, 2, shape, NULL), kiln_operand_int(-1),
+                            NULL));
+  CHECK(memcmp(a, want, sizeof a) == 0);
+  /* one value per selected element, float64 values cast, device view */
+  int64_t selected = 0;
+  double v[36];
+  for (int i = 0; i < 36; i++)
+    if (m[i]) {
+      v[selected] = 1000.0 + (double)selected;
+      want[i] = (int32_t)v[selected];
+      selected++;
+    }
+  kiln_array *base = NULL, *view = NULL;
+  int64_t wide[2] = {9, 8};
+  int32_t big[72] = {0};
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_INT32, 2, wide, NULL, big, &base));
+  kiln_slice sl[2] = {KILN_SLICE_ALL, {KILN_NONE, KILN_NONE, -2}};
+  REQUIRE_OK(kiln_array_slice(base, 2, sl, &view));
+  int32_t tmp[36];
+  kiln_array *src = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_INT32, 2, shape, NULL, a, &src));
+  CHECK_OK(kiln_array_copy_into(view, src));
+  CHECK_OK(kiln_mask_assign(ctx, kiln_operand_array(view),
+                            kiln_operand_host(m, KILN_BOOL, 2, shape, NULL),
+                            kiln_operand_host(v, KILN_FLOAT64, 1, &selected, NULL), NULL));
+  CHECK_OK(kiln_array_to_host(view, tmp, NULL));
+  CHECK(memcmp(tmp, want, sizeof tmp) == 0);
+  /* rows selected by a mask over axis 0, one row of values broadcast */
+  int32_t rowv[4] = {7, 8, 9, 10};
+  int64_t four = 4;
+  for (int i = 0; i < 9; i++)
+    if (rowmask[i])
+      for (int j = 0; j < 4; j++) want[i * 4 + j] = rowv[j];
+  CHECK_OK(kiln_mask_assign(ctx, kiln_operand_array(view),
+                            kiln_operand_host(rowmask, KILN_BOOL, 1, &rows, NULL),
+                            kiln_operand_host(rowv, KILN_INT32, 1, &four, NULL), NULL));
+  CHECK_OK(kiln_array_to_host(view, tmp, NULL));
+  CHECK(memcmp(tmp, want, sizeof tmp) == 0);
+  /* bad: a values count that fits nothing */
+  int64_t three = 3;
+  CHECK_STATUS(kiln_mask_assign(ctx, kiln_operand_array(view),
+                                kiln_operand_host(rowmask, KILN_BOOL, 1, &rows, NULL),
+                                kiln_operand_host(rowv, KILN_INT32, 1, &three, NULL), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("3 values for");
+  (void)n;
+  kiln_array_release(src);
+  kiln_array_release(view);
+  kiln_array_release(base);
+}
+
+static const harness_test tests[] = {
+    {"take_flat", test_take_flat},
+    {"take_axis", test_take_axis},
+    {"take_bad_input", test_take_bad_input},
+    {"put", test_put},
+    {"take_along_axis", test_take_along_axis},
+    {"put_along_axis", test_put_along_axis},
+    {"mask_select", test_mask_select},
+    {"mask_assign", test_mask_assign},
+    {0}};
+
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

@@ -7,6 +7,7 @@
 #include "core/random/random_internal.h"
 #include "core/reduce/reduce_catalog.h"
 #include "core/sort/sort_internal.h"
+#include "core/sort/indexing_internal.h"
 #include "core/ufunc/ufunc_internal.h"
 
 typedef kiln_status (*family_adder)(kiln_catalog *catalog);
@@ -20,6 +21,7 @@ static const family_adder families[] = {
     kiln_random_catalog_add,
     kiln_fusion_catalog_add,
     kiln_sort_catalog_add,
+    kiln_indexing_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

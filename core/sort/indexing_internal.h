@@ -35,6 +35,10 @@ kiln_status kiln_ix_input(kiln_context *ctx, const char *what, const char *name,
 kiln_status kiln_ix_contiguous(const kiln_array *a, kiln_dtype dtype, kiln_stream *stream,
                                const kiln_array **out, kiln_array **owned);
 
+/* kiln_ew_copy_on (broadcast, cast) after marking both buffers used on
+ * stream. */
+kiln_status kiln_ix_copy(const kiln_array *dst, const kiln_array *src, kiln_stream *stream);
+
 /* The dtype of an operand (array, host, typed scalar), KILN_DTYPE_COUNT
  * for anything else. */
 kiln_dtype kiln_ix_operand_dtype(const kiln_operand *o);
@@ -75,6 +79,26 @@ kiln_status kiln_ix_output_finish(kiln_context *ctx, kiln_stream *stream, kiln_i
 
 void kiln_ix_output_free(kiln_ix_output *out);
 
+/* ---- arrays changed in place (put, put_along_axis, mask_assign) -------- */
+
+/* The array written: `target` (a device array, any view that is not a
+ * broadcast) or writable host memory; `work` its C-contiguous copy on the
+ * device (the array itself where it already is one). */
+typedef struct kiln_ix_inout {
+  const kiln_operand *operand;
+  const kiln_array *target;
+  kiln_array *owned;
+  const kiln_array *work;
+} kiln_ix_inout;
+
+kiln_status kiln_ix_inout_begin(kiln_context *ctx, const char *what, const kiln_operand *o,
+                                kiln_stream *stream, kiln_ix_inout *io);
+
+/* Writes work back into a view or host memory (after waiting for stream). */
+kiln_status kiln_ix_inout_finish(kiln_context *ctx, kiln_stream *stream, kiln_ix_inout *io);
+
+void kiln_ix_inout_free(kiln_ix_inout *io);
+
 /* ---- launches ---------------------------------------------------------- */
 
 #define KILN_IX_MAX_ARGS 24
@@ -86,10 +110,18 @@ typedef struct kiln_ix_args {
   int n;
   kiln_backend_arg args[KILN_IX_MAX_ARGS + 2];
   int64_t values[KILN_IX_MAX_ARGS + 2];
+  int narrays;
+  const kiln_array *arrays[KILN_IX_MAX_ARGS]; /* marked used on the launch's stream */
 } kiln_ix_args;
+
+/* Marks the arrays' buffers as used by work queued on stream (the memory
+ * pool's stream rule, kiln/memory.h); NULL entries and a NULL stream are
+ * ignored. */
+kiln_status kiln_ix_use_on_stream(kiln_stream *stream, int n, const kiln_array *const *arrays);
 
 void kiln_ix_arg_array(kiln_ix_args *l, const kiln_array *a);
 void kiln_ix_arg_int(kiln_ix_args *l, int64_t v);
+void kiln_ix_arg_double(kiln_ix_args *l, double v);
 
 /* The kernel `entry` of template `text` (a kernels/builtin/ file) compiled
  * with the #defines `defines` put before it (the source is the cache key). */
@@ -118,6 +150,39 @@ void kiln_ix_key_defines(kiln_dtype dtype, kiln_strbuf *out);
  * element as a number (float16 as float). */
 void kiln_ix_number_defines(const char *prefix, kiln_dtype dtype, kiln_strbuf *out);
 
+/* a.flat[indices[k]] = values[k % values->size] for every k (move.kl's
+ * kiln_put_flat; core/sort/take.c): all contiguous, values of a's dtype,
+ * indices int64 resolved by mode (checked before for RAISE). */
+kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
+                             const kiln_array *indices, const kiln_array *values,
+                             kiln_index_mode mode);
+
+/* Appends the source of a template: the KILN_IX_AT macro, the defines,
+ * the template's text. */
+void kiln_ix_compose(const char *defines, const char *text, kiln_strbuf *source);
+
+/* ---- counting (core/sort/bincount.c) ------------------------------------ */
+
+/* What kernels/builtin/count.kl counts: x (contiguous, n elements) into
+ * nbins bins, found by bin_kind (0: the value, 1: equal-width bins over
+ * `edges` with denom and nq, 2: the sorted `edges`), adding 1 or the
+ * float64 `weights` (contiguous; NULL: count). defines: count.kl's for
+ * the kind (1: B_T, B_ROUND, Q_T, Q_ROUND, EDGE, EDGE_LOAD; 2: the key
+ * defines of x and the edges), X and X_LOAD added here for kinds 0 and 1. */
+typedef struct kiln_ix_count_job {
+  int bin_kind;
+  const kiln_array *x, *weights, *edges;
+  int64_t nbins;
+  double denom, nq;
+  const char *defines;
+} kiln_ix_count_job;
+
+/* Runs the job into a new zeroed array of nbins (*counts, to release):
+ * uint32 counts (uint64 for 2^32 elements or more), float64 sums with
+ * weights. Queued on stream. */
+kiln_status kiln_ix_count(kiln_context *ctx, kiln_stream *stream, const kiln_ix_count_job *job,
+                          kiln_array **counts);
+
 /* ---- index checks ------------------------------------------------------ */
 
 /* Checks that every value of `indices` (a contiguous int64 array) is in
@@ -128,8 +193,15 @@ void kiln_ix_number_defines(const char *prefix, kiln_dtype dtype, kiln_strbuf *o
 kiln_status kiln_ix_check_bounds(kiln_context *ctx, kiln_stream *stream, const char *what,
                                  const kiln_array *indices, int64_t extent, int axis);
 
-/* The smallest and largest value of a contiguous int64 array (n > 0), in
- * one reduction; waits for them. */
+/* Reduces a contiguous array (n > 0) into one value of dtype acc written
+ * to *result on the host (waiting for it): kiln_rt_spec's map over v0 (an
+ * element), v1 (`extra`, int64) and kiln_i, then combine. */
+kiln_status kiln_ix_reduce(kiln_context *ctx, kiln_stream *stream, const char *name,
+                           const kiln_array *values, int64_t extra, kiln_dtype acc,
+                           const char *map, const char *combine, void *result);
+
+/* The smallest and largest value of a contiguous array of an integer
+ * dtype up to int64 (n > 0), as int64, in two reductions; waits for them. */
 kiln_status kiln_ix_min_max(kiln_context *ctx, kiln_stream *stream, const kiln_array *values,
                             int64_t *min, int64_t *max);
 

@@ -34,6 +34,12 @@ kiln_status kiln_ix_check_index_dtype(const char *what, const char *name, kiln_d
   return KILN_OK;
 }
 
+kiln_status kiln_ix_copy(const kiln_array *dst, const kiln_array *src, kiln_stream *stream) {
+  const kiln_array *used[2] = {dst, src};
+  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, 2, used));
+  return kiln_ew_copy_on((kiln_array *)dst, src, stream);
+}
+
 kiln_status kiln_ix_contiguous(const kiln_array *a, kiln_dtype dtype, kiln_stream *stream,
                                const kiln_array **out, kiln_array **owned) {
   *owned = NULL;
@@ -44,7 +50,7 @@ kiln_status kiln_ix_contiguous(const kiln_array *a, kiln_dtype dtype, kiln_strea
   }
   KILN_RETURN_IF_ERROR(kiln_array_alloc(kiln_array_context(a), dtype, a->ndim, a->shape, owned));
   *out = *owned;
-  return kiln_ew_copy_on(*owned, a, stream);
+  return kiln_ix_copy(*owned, a, stream);
 }
 
 kiln_status kiln_ix_input(kiln_context *ctx, const char *what, const char *name,
@@ -108,8 +114,9 @@ kiln_status kiln_ix_output_begin(kiln_context *ctx, const char *what, const kiln
 kiln_status kiln_ix_output_finish(kiln_context *ctx, kiln_stream *stream, kiln_ix_output *out) {
   const kiln_operand *o = out->operand;
   kiln_array *target = (kiln_array *)out->target;
-  if (out->work != target && target->size > 0)
-    KILN_RETURN_IF_ERROR(kiln_ew_copy_on(target, out->work, stream));
+  if (out->work != target && target->size > 0) {
+    KILN_RETURN_IF_ERROR(kiln_ix_copy(target, out->work, stream));
+  }
   if (o->kind == KILN_OPERAND_HOST) {
     if (target->size == 0) return KILN_OK;
     if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
@@ -128,14 +135,80 @@ void kiln_ix_output_free(kiln_ix_output *out) {
   memset(out, 0, sizeof *out);
 }
 
+/* ---- arrays changed in place ---------------------------------------------------- */
+
+kiln_status kiln_ix_inout_begin(kiln_context *ctx, const char *what, const kiln_operand *o,
+                                kiln_stream *stream, kiln_ix_inout *io) {
+  memset(io, 0, sizeof *io);
+  io->operand = o;
+  if (o->kind == KILN_OPERAND_ARRAY) {
+    const kiln_array *a = o->value.array;
+    if (!a)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the array written is NULL", what);
+    if (kiln_array_context(a) != ctx)
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: the array written belongs to another context", what);
+    for (int d = 0; d < a->ndim; d++)
+      if (a->shape[d] > 1 && a->strides[d] == 0)
+        return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                              "%s: the array written has stride 0 along dim %d: a broadcast "
+                              "view cannot be written",
+                              what, d);
+    io->target = a;
+    return kiln_ix_contiguous(a, KILN_DTYPE_COUNT, stream, &io->work, &io->owned);
+  }
+  if (o->kind == KILN_OPERAND_HOST && !o->value.host.writable)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the array written is read-only host memory (make it with "
+                          "kiln_operand_host_output)",
+                          what);
+  if (o->kind != KILN_OPERAND_HOST)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the array written must be a device array or writable host memory",
+                          what);
+  return kiln_ix_input(ctx, what, "array written", o, o->dtype, KILN_DTYPE_COUNT, stream,
+                       &io->work, &io->owned);
+}
+
+kiln_status kiln_ix_inout_finish(kiln_context *ctx, kiln_stream *stream, kiln_ix_inout *io) {
+  const kiln_operand *o = io->operand;
+  if (o->kind == KILN_OPERAND_ARRAY) {
+    if (io->work == io->target || io->target->size == 0) return KILN_OK;
+    return kiln_ix_copy(io->target, io->work, stream);
+  }
+  if (io->work->size == 0) return KILN_OK;
+  if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
+  return kiln_array_to_host(io->work, o->value.host.writable, o->value.host.strides);
+}
+
+void kiln_ix_inout_free(kiln_ix_inout *io) {
+  kiln_array_release(io->owned);
+  memset(io, 0, sizeof *io);
+}
+
 /* ---- launches ------------------------------------------------------------------ */
 
 /* The buffer from its start and the view's byte offset as a value: OpenCL
  * passes a buffer offset as a sub-buffer, which must be aligned to 128
  * bytes or more, and views of any element need not be. */
+kiln_status kiln_ix_use_on_stream(kiln_stream *stream, int n, const kiln_array *const *arrays) {
+  if (!stream) return KILN_OK;
+  for (int i = 0; i < n; i++)
+    if (arrays[i]) KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream(arrays[i]->buffer, stream));
+  return KILN_OK;
+}
+
 void kiln_ix_arg_array(kiln_ix_args *l, const kiln_array *a) {
+  l->arrays[l->narrays++] = a;
   l->args[l->n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = a->buffer->handle};
   kiln_ix_arg_int(l, a->offset);
+}
+
+void kiln_ix_arg_double(kiln_ix_args *l, double v) {
+  memcpy(&l->values[l->n], &v, sizeof v);
+  l->args[l->n] = (kiln_backend_arg){
+      .kind = KILN_BACKEND_ARG_SCALAR, .value = &l->values[l->n], .size = sizeof(double)};
+  l->n++;
 }
 
 void kiln_ix_arg_int(kiln_ix_args *l, int64_t v) {
@@ -145,13 +218,17 @@ void kiln_ix_arg_int(kiln_ix_args *l, int64_t v) {
   l->n++;
 }
 
+void kiln_ix_compose(const char *defines, const char *text, kiln_strbuf *source) {
+  kiln_strbuf_append(source, "#define KILN_IX_AT(T, bytes, offset) "
+                             "((KILN_GLOBAL T *)((bytes) + (offset)))\n");
+  kiln_strbuf_append(source, defines);
+  kiln_strbuf_append(source, text);
+}
+
 kiln_status kiln_ix_program(kiln_context *ctx, const char *text, const char *defines,
                             const char *entry, kiln_program **out) {
   kiln_strbuf source = {0};
-  kiln_strbuf_append(&source, "#define KILN_IX_AT(T, bytes, offset) "
-                              "((KILN_GLOBAL T *)((bytes) + (offset)))\n");
-  kiln_strbuf_append(&source, defines);
-  kiln_strbuf_append(&source, text);
+  kiln_ix_compose(defines, text, &source);
   kiln_status status = kiln_strbuf_status(&source);
   if (status == KILN_OK) status = kiln_program_get(ctx, kiln_strbuf_text(&source), NULL, entry, out);
   kiln_strbuf_free(&source);
@@ -163,6 +240,7 @@ kiln_status kiln_ix_launch(kiln_context *ctx, kiln_stream *stream, const char *t
   if (n <= 0) return KILN_OK;
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_ix_program(ctx, text, defines, entry, &program));
+  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, args->narrays, args->arrays));
   int base = args->n;
   kiln_ix_arg_int(args, 0); /* base: set by the launcher */
   kiln_ix_arg_int(args, n);
@@ -180,35 +258,36 @@ void kiln_ix_word_defines(kiln_dtype dtype, char *out, size_t size) {
 
 /* ---- index checks -------------------------------------------------------------- */
 
-/* `values` (contiguous int64) as a 1-D view (*flat, to release). */
-static kiln_status flat_int64(const kiln_array *values, kiln_array **flat) {
-  int64_t stride = sizeof(int64_t);
-  return kiln_array_view_new(values, KILN_INT64, 1, &values->size, &stride, values->offset, flat);
+/* `values` (contiguous) as a 1-D view (*flat, to release). */
+static kiln_status flat_view(const kiln_array *values, kiln_array **flat) {
+  int64_t stride = (int64_t)kiln_dtype_size(values->dtype);
+  return kiln_array_view_new(values, values->dtype, 1, &values->size, &stride, values->offset,
+                             flat);
 }
 
-/* Reduces a contiguous int64 array (n > 0) with `map` (over v0, v1 =
- * `extra`, kiln_i) and combine into one int64 on the host. */
-static kiln_status reduce_int64(kiln_context *ctx, kiln_stream *stream, const char *name,
-                                const kiln_array *values, int64_t extra, const char *map,
-                                const char *combine, int64_t *result) {
+kiln_status kiln_ix_reduce(kiln_context *ctx, kiln_stream *stream, const char *name,
+                           const kiln_array *values, int64_t extra, kiln_dtype acc,
+                           const char *map, const char *combine, void *result) {
   kiln_array *scalar = NULL, *out = NULL, *extra_view = NULL, *flat = NULL;
   kiln_status status = kiln_array_full(ctx, KILN_INT64, 0, NULL, &extra, &scalar);
   if (status == KILN_OK)
     status = kiln_array_broadcast_to(scalar, 1, &values->size, &extra_view);
-  if (status == KILN_OK) status = kiln_array_alloc(ctx, KILN_INT64, 0, NULL, &out);
-  if (status == KILN_OK) status = flat_int64(values, &flat);
+  if (status == KILN_OK) status = kiln_array_alloc(ctx, acc, 0, NULL, &out);
+  if (status == KILN_OK) status = flat_view(values, &flat);
   /* the scalar was written on the default stream */
   if (status == KILN_OK && stream) status = kiln_context_synchronize(ctx);
   if (status == KILN_OK) {
     kiln_rt_spec spec = {.name = name,
                          .ninputs = 2,
-                         .inputs = {KILN_INT64, KILN_INT64},
-                         .acc = KILN_INT64,
-                         .out = KILN_INT64,
+                         .inputs = {values->dtype, KILN_INT64},
+                         .acc = acc,
+                         .out = acc,
                          .map = map,
                          .combine = combine};
     const kiln_array *inputs[2] = {flat, extra_view};
-    status = kiln_rt_run(ctx, stream, &spec, 0, 1, inputs, out, 0, NULL);
+    const kiln_array *used[3] = {flat, extra_view, out};
+    status = kiln_ix_use_on_stream(stream, 3, used);
+    if (status == KILN_OK) status = kiln_rt_run(ctx, stream, &spec, 0, 1, inputs, out, 0, NULL);
   }
   if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
   if (status == KILN_OK) status = kiln_array_to_host(out, result, NULL);
@@ -217,6 +296,12 @@ static kiln_status reduce_int64(kiln_context *ctx, kiln_stream *stream, const ch
   kiln_array_release(extra_view);
   kiln_array_release(scalar);
   return status;
+}
+
+static kiln_status reduce_int64(kiln_context *ctx, kiln_stream *stream, const char *name,
+                                const kiln_array *values, int64_t extra, const char *map,
+                                const char *combine, int64_t *result) {
+  return kiln_ix_reduce(ctx, stream, name, values, extra, KILN_INT64, map, combine, result);
 }
 
 kiln_status kiln_ix_check_bounds(kiln_context *ctx, kiln_stream *stream, const char *what,
@@ -230,7 +315,7 @@ kiln_status kiln_ix_check_bounds(kiln_context *ctx, kiln_stream *stream, const c
   if (first == INT64_MAX) return KILN_OK;
   int64_t bad = 0;
   kiln_array *flat = NULL, *one = NULL;
-  kiln_status status = flat_int64(indices, &flat);
+  kiln_status status = flat_view(indices, &flat);
   if (status == KILN_OK) status = kiln_array_index(flat, 0, first, &one);
   if (status == KILN_OK) status = kiln_array_to_host(one, &bad, NULL);
   kiln_array_release(one);
@@ -243,8 +328,8 @@ kiln_status kiln_ix_check_bounds(kiln_context *ctx, kiln_stream *stream, const c
 
 kiln_status kiln_ix_min_max(kiln_context *ctx, kiln_stream *stream, const kiln_array *values,
                             int64_t *min, int64_t *max) {
-  KILN_RETURN_IF_ERROR(reduce_int64(ctx, stream, "index_min", values, 0, "kiln_m = v0;",
-                                    "return a < b ? a : b;", min));
-  return reduce_int64(ctx, stream, "index_max", values, 0, "kiln_m = v0;",
+  KILN_RETURN_IF_ERROR(reduce_int64(ctx, stream, "index_min", values, 0,
+                                    "kiln_m = (int64_t)v0;", "return a < b ? a : b;", min));
+  return reduce_int64(ctx, stream, "index_max", values, 0, "kiln_m = (int64_t)v0;",
                       "return a > b ? a : b;", max);
 }

@@ -688,6 +688,64 @@ static kiln_status scenario_sort(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* searchsorted, histogram, bincount, take (raise) and a boolean-mask
+ * assignment (kiln/search.h, kiln/indexing.h) of host_x, checked on the
+ * host. */
+static kiln_status scenario_search(kiln_context *ctx, int *correct) {
+  int64_t n = N, edges_n = 5, four = 4, length = 0;
+  static int64_t at[N], counts[4], taken[N], idx[N];
+  static float assigned[N];
+  static int32_t bins_of[N];
+  static uint8_t mask[N];
+  float edges[5] = {-4, -2, 0, 2, 4};
+  kiln_histogram_options o = {.bins = 4, .has_range = 1, .range_min = -4, .range_max = 4};
+  int64_t bincounts[8] = {0};
+  for (int i = 0; i < N; i++) {
+    idx[i] = (i * 7) % N - (i % 2 ? N : 0);
+    bins_of[i] = (int32_t)(host_x[i] + 4) / 2;
+    mask[i] = host_x[i] > 0;
+    assigned[i] = host_x[i];
+  }
+  kiln_operand x = kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL);
+  kiln_status s = kiln_searchsorted(ctx, kiln_operand_host(edges, KILN_FLOAT32, 1, &edges_n, NULL),
+                                    x, NULL, KILN_SIDE_RIGHT,
+                                    kiln_operand_host_output(at, KILN_INT64, 1, &n, NULL), NULL);
+  if (s == KILN_OK)
+    s = kiln_histogram(ctx, x, &o, kiln_operand_host_output(counts, KILN_INT64, 1, &four, NULL),
+                       NULL, NULL);
+  if (s == KILN_OK)
+    s = kiln_bincount(ctx, kiln_operand_host(bins_of, KILN_INT32, 1, &n, NULL), NULL, 0,
+                      kiln_operand_host_output(bincounts, KILN_INT64, 1, &(int64_t){8}, NULL),
+                      &length, NULL);
+  if (s == KILN_OK)
+    s = kiln_take(ctx, kiln_operand_host(at, KILN_INT64, 1, &n, NULL),
+                  kiln_operand_host(idx, KILN_INT64, 1, &n, NULL), KILN_AXIS_FLAT,
+                  KILN_INDEX_RAISE, kiln_operand_host_output(taken, KILN_INT64, 1, &n, NULL), NULL);
+  if (s == KILN_OK)
+    s = kiln_mask_assign(ctx, kiln_operand_host_output(assigned, KILN_FLOAT32, 1, &n, NULL),
+                         kiln_operand_host(mask, KILN_BOOL, 1, &n, NULL), kiln_operand_float(0),
+                         NULL);
+  if (s == KILN_OK) {
+    int ok = 1;
+    int64_t want_counts[4] = {0}, want_bins[8] = {0}, most = 0;
+    for (int i = 0; i < N; i++) {
+      int64_t w = 0;
+      for (int e = 0; e < 5; e++) w += edges[e] <= host_x[i];
+      ok = ok && at[i] == w;
+      want_counts[w < 1 ? 0 : w > 4 ? 3 : w - 1]++;
+      want_bins[bins_of[i]]++;
+      if (bins_of[i] > most) most = bins_of[i];
+      ok = ok && assigned[i] == (mask[i] ? 0.0f : host_x[i]);
+    }
+    for (int i = 0; i < N; i++) ok = ok && taken[i] == at[(idx[i] + N) % N];
+    for (int b = 0; b < 4; b++) ok = ok && counts[b] == want_counts[b];
+    ok = ok && length == most + 1;
+    for (int b = 0; b < length; b++) ok = ok && bincounts[b] == want_bins[b];
+    *correct = ok;
+  }
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -768,6 +826,7 @@ static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("
 static void test_random(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("random", scenario_random); }
 static void test_fusion(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fusion", scenario_fusion); }
 static void test_sort(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("sort", scenario_sort); }
+static void test_search(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("search", scenario_search); }
 
 static void test_totals(kiln_context *ctx) {
   (void)ctx;
@@ -790,7 +849,7 @@ static const harness_test tests[] = {
     {"random", test_random},         {"fft", test_fft},
     {"fusion", test_fusion},         {"stats", test_stats},
     {"scan_line", test_scan_line},   {"sort", test_sort},
-    {"totals", test_totals},
+    {"search", test_search},         {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

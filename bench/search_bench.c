@@ -1,0 +1,152 @@
+/* bench/search_bench.c: searching, counting and indexing on the device
+ * (docs/searching.md, docs/indexing.md), the issue's problems at one size:
+ *
+ *   searchsorted  n/10 float32 queries in n sorted float32
+ *   histogram     n float32 into 256 equal-width bins over a given range
+ *   bincount      n int32 values into 1e6 bins (n/100 on small n)
+ *   take          n float32 at n random int64 indices
+ *   put (scatter) n float32 to a random permutation of n int64 indices
+ *   a[a > 0]      n float32, half positive (mask select)
+ *
+ * beside a device copy of n float32 in the same process (the memory-speed
+ * reference): median of 10 timed calls after a warm-up, each call waited
+ * for. CuPy's figures of the same problems come from bench/search_peers.py.
+ * Usage: search_bench [n]   (default 1e8 on GPUs, 1e6 on CPU devices) */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define REPEATS 10
+
+typedef struct problem {
+  kiln_context *ctx;
+  kiln_array *sorted, *queries, *data, *ints, *indices, *perm, *out;
+  int64_t n, bins;
+} problem;
+
+static double timed(problem *p, int which) {
+  double ms[REPEATS];
+  for (int r = -1; r < REPEATS; r++) {
+    double t0 = bench_now_ms();
+    kiln_array *made = NULL;
+    int64_t length = 0, count = 0;
+    switch (which) {
+      case 0: BENCH_CHECK(kiln_array_copy(p->data, &made)); break;
+      case 1:
+        BENCH_CHECK(kiln_searchsorted(p->ctx, kiln_operand_array(p->sorted),
+                                      kiln_operand_array(p->queries), NULL, KILN_SIDE_LEFT,
+                                      kiln_operand_new(&made), NULL));
+        break;
+      case 2: {
+        kiln_histogram_options o = {.bins = 256, .has_range = 1, .range_min = -1, .range_max = 1};
+        BENCH_CHECK(kiln_histogram(p->ctx, kiln_operand_array(p->data), &o,
+                                   kiln_operand_new(&made), NULL, NULL));
+        break;
+      }
+      case 3:
+        BENCH_CHECK(kiln_bincount(p->ctx, kiln_operand_array(p->ints), NULL, 0,
+                                  kiln_operand_new(&made), &length, NULL));
+        break;
+      case 4:
+        BENCH_CHECK(kiln_take(p->ctx, kiln_operand_array(p->data), kiln_operand_array(p->indices),
+                              KILN_AXIS_FLAT, KILN_INDEX_WRAP, kiln_operand_new(&made), NULL));
+        break;
+      case 5:
+        BENCH_CHECK(kiln_put(p->ctx, kiln_operand_array(p->out), kiln_operand_array(p->perm),
+                             kiln_operand_array(p->data), KILN_INDEX_WRAP, NULL));
+        break;
+      case 6: {
+        kiln_ufunc *greater = NULL;
+        kiln_array *mask = NULL;
+        BENCH_CHECK(kiln_ufunc_builtin(p->ctx, "greater", &greater));
+        kiln_operand in[2] = {kiln_operand_array(p->data), kiln_operand_float(0)};
+        kiln_operand o = kiln_operand_new(&mask);
+        BENCH_CHECK(kiln_ufunc_call(greater, 2, in, 1, &o, NULL));
+        BENCH_CHECK(kiln_mask_select(p->ctx, kiln_operand_array(p->data),
+                                     kiln_operand_array(mask), kiln_operand_new(&made), &count,
+                                     NULL));
+        kiln_array_release(mask);
+        kiln_ufunc_release(greater);
+        break;
+      }
+      default: break;
+    }
+    BENCH_CHECK(kiln_context_synchronize(p->ctx));
+    if (r >= 0) ms[r] = bench_now_ms() - t0;
+    kiln_array_release(made);
+  }
+  return bench_median(ms, REPEATS);
+}
+
+/* A device array of n random values made by a host loop (uploaded once). */
+static kiln_array *upload(kiln_context *ctx, kiln_dtype d, int64_t n, void *h) {
+  kiln_array *a = NULL;
+  BENCH_CHECK(kiln_array_from_host(ctx, d, 1, &n, NULL, h, &a));
+  return a;
+}
+
+static uint64_t state = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
+
+int main(int argc, char **argv) {
+  kiln_context *ctx = NULL;
+  BENCH_CHECK(kiln_context_create(NULL, &ctx));
+  kiln_device_info info;
+  BENCH_CHECK(kiln_context_device_info(ctx, &info));
+  int64_t n = argc > 1 ? (int64_t)atof(argv[1]) : info.type == KILN_DEVICE_CPU ? 1000000 : 100000000;
+  problem p = {.ctx = ctx, .n = n};
+  float *f = malloc((size_t)n * sizeof *f);
+  int32_t *ints = malloc((size_t)n * sizeof *ints);
+  int64_t *idx = malloc((size_t)n * sizeof *idx);
+  int64_t bins = n >= 100000000 ? 1000000 : n / 100 + 1;
+  for (int64_t i = 0; i < n; i++) {
+    f[i] = (float)((double)(next() >> 11) / 9007199254740992.0 * 2 - 1);
+    ints[i] = (int32_t)(next() % (uint64_t)bins);
+    idx[i] = (int64_t)(next() % (uint64_t)n);
+  }
+  p.data = upload(ctx, KILN_FLOAT32, n, f);
+  p.ints = upload(ctx, KILN_INT32, n, ints);
+  p.indices = upload(ctx, KILN_INT64, n, idx);
+  for (int64_t i = 0; i < n; i++) idx[i] = i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)(next() % (uint64_t)(i + 1)), x = idx[i];
+    idx[i] = idx[j];
+    idx[j] = x;
+  }
+  p.perm = upload(ctx, KILN_INT64, n, idx);
+  for (int64_t i = 0; i < n; i++) f[i] = (float)i; /* sorted */
+  p.sorted = upload(ctx, KILN_FLOAT32, n, f);
+  int64_t nq = n / 10;
+  for (int64_t i = 0; i < nq; i++) f[i] = (float)(next() % (uint64_t)n) + 0.5f;
+  p.queries = upload(ctx, KILN_FLOAT32, nq, f);
+  BENCH_CHECK(kiln_array_zeros(ctx, KILN_FLOAT32, 1, &n, &p.out));
+  free(f);
+  free(ints);
+  free(idx);
+  printf("search_bench on %s (%s): n = %lld, median of %d\n", info.name, info.backend,
+         (long long)n, REPEATS);
+  printf("%-34s %10s %10s\n", "problem", "ms", "x copy");
+  const char *names[] = {"copy n float32 (reference)", "searchsorted n/10 in n",
+                         "histogram n, 256 bins", "bincount n", "take n random",
+                         "put (scatter) n, permutation", "a[a > 0] (incl. the compare)"};
+  double copy = 0;
+  for (int w = 0; w < 7; w++) {
+    double ms = timed(&p, w);
+    if (w == 0) copy = ms;
+    char label[64];
+    snprintf(label, sizeof label, "%s%s", names[w],
+             w == 3 ? (bins == 1000000 ? " into 1e6 bins" : " into n/100 bins") : "");
+    printf("%-34s %10.3f %10.2f\n", label, ms, ms / copy);
+  }
+  kiln_array *arrays[] = {p.sorted, p.queries, p.data, p.ints, p.indices, p.perm, p.out};
+  for (int i = 0; i < 7; i++) kiln_array_release(arrays[i]);
+  kiln_context_release(ctx);
+  return 0;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""search_peers: the peers' times for what bench/search_bench.c measures,
+on the same problems, to put beside kiln's (docs/searching.md,
+docs/indexing.md):
+
+  searchsorted of n/10 float32 queries in n sorted float32, histogram of n
+  float32 into 256 bins over [-1, 1], bincount of n int32 into 1e6 bins,
+  take at n random int64 indices, put (scatter) to a permutation, and
+  x[x > 0] (compare included), beside a device copy of n float32.
+
+CuPy (CUDA) where importable: device time between CUDA events, median of
+`repeats` after warm-up. NumPy on the CPU always (wall time), the
+reference for PoCL. Usage: search_peers.py [n [repeats]]; n defaults to
+1e8 for CuPy and 1e7 for NumPy (give n to set both).
+"""
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def problems(xp, n, seed=7):
+    rng = np.random.default_rng(seed)
+    bins = 1_000_000 if n >= 100_000_000 else n // 100 + 1
+    data = xp.asarray(rng.uniform(-1, 1, n).astype(np.float32))
+    ints = xp.asarray(rng.integers(0, bins, n, dtype=np.int32))
+    idx = xp.asarray(rng.integers(0, n, n, dtype=np.int64))
+    perm = xp.asarray(rng.permutation(n).astype(np.int64))
+    sorted_ = xp.arange(n, dtype=xp.float32)
+    queries = xp.asarray((rng.integers(0, n, n // 10) + 0.5).astype(np.float32))
+    out = xp.zeros(n, dtype=xp.float32)
+    return [
+        ("copy n float32 (reference)", lambda: data.copy()),
+        ("searchsorted n/10 in n", lambda: xp.searchsorted(sorted_, queries)),
+        ("histogram n, 256 bins", lambda: xp.histogram(data, bins=256, range=(-1, 1))),
+        (f"bincount n into {bins} bins", lambda: xp.bincount(ints)),
+        ("take n random", lambda: xp.take(data, idx)),
+        ("put (scatter) n, permutation", lambda: xp.put(out, perm, data)),
+        ("a[a > 0] (incl. the compare)", lambda: data[data > 0]),
+    ]
+
+
+def report(title, rows):
+    print(title)
+    print(f"{'problem':34s} {'ms':>10s} {'x copy':>10s}")
+    copy = rows[0][1]
+    for name, ms in rows:
+        print(f"{name:34s} {ms:10.3f} {ms / copy:10.2f}")
+
+
+def cupy_times(n, repeats):
+    import cupy as cp
+
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    rows = []
+    for name, f in problems(cp, n):
+        for _ in range(3):
+            f()
+        cp.cuda.Device().synchronize()
+        ms = []
+        for _ in range(repeats):
+            start.record()
+            f()
+            stop.record()
+            stop.synchronize()
+            ms.append(cp.cuda.get_elapsed_time(start, stop))
+        rows.append((name, statistics.median(ms)))
+    dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    report(f"CuPy {cp.__version__} on {dev}: n {n}, median of {repeats}", rows)
+
+
+def numpy_times(n, repeats):
+    rows = []
+    for name, f in problems(np, n):
+        f()
+        ms = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            f()
+            ms.append((time.perf_counter() - t0) * 1e3)
+        rows.append((name, statistics.median(ms)))
+    report(f"NumPy {np.__version__} on the CPU: n {n}, median of {repeats}", rows)
+
+
+def main():
+    nums = [a for a in sys.argv[1:] if not a.startswith("--")]
+    n = int(float(nums[0])) if nums else None
+    repeats = int(nums[1]) if len(nums) > 1 else 10
+    try:
+        import cupy  # noqa: F401
+
+        cupy_times(n or 100_000_000, repeats)
+    except ImportError:
+        print("CuPy not importable: its figures skipped")
+    numpy_times(n or 10_000_000, max(3, repeats // 3))
+
+
+if __name__ == "__main__":
+    main()
