@@ -23,16 +23,17 @@ const char *kiln_scan_path_name(kiln_scan_path path) {
   return path == KILN_SCAN_PATH_LOOKBACK ? "lookback" : "reduce-then-scan";
 }
 
-/* Vendors whose GPUs keep every resident work-group running while one
- * spins (the look-back waits only on tiles taken earlier, hence resident). */
+/* GPUs where the look-back is safe: every resident work-group keeps
+ * running while one spins (it waits only on tiles taken earlier, hence
+ * resident), and a flag read after a fence sees the value published before
+ * it at device scope. CUDA and HIP give both. OpenCL 1.2 has no
+ * device-scope acquire/release (mem_fence orders one work-item's accesses
+ * only): on NVIDIA's OpenCL the look-back read stale aggregates past ~150
+ * tiles (H200, 2026-11-27), so every OpenCL device takes reduce-then-scan. */
 static int progress_known(const kiln_context *ctx) {
   const kiln_device_info *d = &ctx->info;
   if (d->type != KILN_DEVICE_GPU) return 0;
-  if (!strcmp(d->backend, "cuda") || !strcmp(d->backend, "hip")) return 1;
-  static const char *const vendors[] = {"NVIDIA", "Advanced Micro Devices", "AMD", "Intel"};
-  for (size_t i = 0; i < sizeof vendors / sizeof *vendors; i++)
-    if (strstr(d->vendor, vendors[i])) return 1;
-  return 0;
+  return !strcmp(d->backend, "cuda") || !strcmp(d->backend, "hip");
 }
 
 kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path) {
@@ -64,9 +65,9 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
   else if (v && *v && strcmp(v, "auto"))
     why = "forced by KILN_SCAN";
   else if (path == KILN_SCAN_PATH_LOOKBACK)
-    why = "a GPU whose work-groups keep running while others spin";
+    why = "a CUDA or HIP GPU: work-groups keep running while others spin, flags seen at device scope";
   else
-    why = "not a GPU known to keep work-groups running while others spin";
+    why = "not a CUDA or HIP GPU: no forward progress or device-scope ordering known";
   snprintf(text, size, "%s (%s; complex accumulators always reduce-then-scan)",
            kiln_scan_path_name(path), why);
   return KILN_OK;
