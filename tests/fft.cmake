@@ -30,3 +30,10 @@ endforeach()
 # cuFFT / hipFFT load checks (no device needed).
 kiln_conformance_test(gpu_fft_library SOURCES test_gpu_fft_library.c
                       INTERNAL NO_BACKEND LABELS "backend=cuda;backend=hip;fft")
+# fft_vendor.<backend>: the vendor library forced (KILN_FFT=vendor): clFFT on
+# PoCL, where the default takes kiln's kernels (a CPU device).
+foreach(b ${KILN_TEST_BACKENDS})
+  add_test(NAME fft_vendor.${b} COMMAND test_fft vendor)
+  set_tests_properties(fft_vendor.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=vendor")
+endforeach()
