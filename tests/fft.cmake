@@ -37,3 +37,13 @@ foreach(b ${KILN_TEST_BACKENDS})
   set_tests_properties(fft_vendor.${b} PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=vendor")
 endforeach()
+
+# The tour's filter example at a smaller size.
+if(TARGET fft_filter)
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME example.fft_filter.${b} COMMAND fft_filter 1000)
+    set_tests_properties(example.fft_filter.${b} PROPERTIES
+      LABELS "backend=${b};example" ENVIRONMENT "KILN_BACKEND=${b}"
+      SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
+  endforeach()
+endif()
