@@ -16,10 +16,10 @@
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_fft_symbols.h"
 #include "backends/opencl/opencl_status.h"
+#include "backends/gpu/gpu_library.h" /* the load-once outcome (vendor-neutral) */
 #include "core/runtime/dynlib.h"
 #include "core/runtime/error.h"
 #include "core/runtime/log.h"
-#include "core/runtime/strbuf.h"
 
 typedef struct clfft_symbols {
 #define KILN_CLFFT_MEMBER(ret, name, params) ret(*name) params;
@@ -30,8 +30,8 @@ typedef struct clfft_symbols {
 static pthread_once_t clfft_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t clfft_lock = PTHREAD_MUTEX_INITIALIZER;
 static clfft_symbols clfft;
-static kiln_status clfft_status = KILN_ERROR_INTERNAL;
-static char clfft_text[1024]; /* the description, or why it is unusable */
+static gpu_library_outcome clfft_outcome;
+static char clfft_text[600]; /* the description once loaded */
 /* clFFT's global state lives while plans do (under clfft_lock): set up for
  * the first plan, torn down with the last, so that clFFT never finds it
  * still there at exit (it prints a warning then). */
@@ -44,43 +44,31 @@ struct kiln_backend_fft_plan {
 };
 
 static void clfft_load_once(void) {
-  kiln_strbuf tried = {0};
   const char *names[2] = {getenv("KILN_CLFFT_PATH"), "libclFFT.so.2"};
-  const char *opened = NULL;
-  void *library = kiln_dynlib_open(names, 2, &tried, &opened);
-  if (!library) {
-    const char *t = kiln_strbuf_text(&tried);
-    size_t n = strlen(t);
-    while (n > 0 && t[n - 1] == '\n') n--;
-    snprintf(clfft_text, sizeof clfft_text, "no clFFT; tried:\n%.*s", (int)n, t);
-    kiln_strbuf_free(&tried);
-    clfft_status = KILN_ERROR_UNAVAILABLE;
-    return;
-  }
-  kiln_strbuf_free(&tried);
+  void *library = gpu_library_open(names, 2, "opencl", "clFFT (set KILN_CLFFT_PATH to its path)",
+                                   &clfft_outcome);
+  if (!library) return;
 #define KILN_CLFFT_RESOLVE(ret, name, params)                                            \
   clfft.name = (ret(*) params)kiln_dynlib_symbol(library, #name);                        \
   if (!clfft.name) {                                                                     \
-    snprintf(clfft_text, sizeof clfft_text, "%s lacks %s (clFFT 2.12 or later needed)",  \
-             opened, #name);                                                             \
+    gpu_library_fail(&clfft_outcome, KILN_ERROR_UNAVAILABLE,                             \
+                     "opencl: %s lacks %s (clFFT 2.12 or later needed)",                 \
+                     clfft_outcome.opened, #name);                                       \
     kiln_dynlib_close(library);                                                          \
     memset(&clfft, 0, sizeof clfft);                                                     \
-    clfft_status = KILN_ERROR_UNAVAILABLE;                                               \
     return;                                                                              \
   }
   KILN_CLFFT_REQUIRED_SYMBOLS(KILN_CLFFT_RESOLVE)
 #undef KILN_CLFFT_RESOLVE
   clfft.clfftGetVersion(&clfft_setup.major, &clfft_setup.minor, &clfft_setup.patch);
   snprintf(clfft_text, sizeof clfft_text, "clFFT %u.%u.%u (%s)", clfft_setup.major,
-           clfft_setup.minor, clfft_setup.patch, opened);
-  clfft_status = KILN_OK;
+           clfft_setup.minor, clfft_setup.patch, clfft_outcome.opened);
   kiln_log(KILN_LOG_INFO, "opencl: loaded %s", clfft_text);
 }
 
 static kiln_status clfft_load(void) {
   pthread_once(&clfft_once, clfft_load_once);
-  if (clfft_status != KILN_OK) return kiln_error_set(clfft_status, "opencl: %s", clfft_text);
-  return KILN_OK;
+  return gpu_library_report(&clfft_outcome);
 }
 
 static kiln_status clfft_check(clfftStatus s, const char *call, const kiln_backend_fft *fft) {

@@ -1,6 +1,7 @@
 /* core/catalog/generated_kernels.c */
 #include "core/catalog/generated_kernels.h"
 #include "core/codegen/elementwise.h"
+#include "core/fft/fft_internal.h"
 #include "core/gufunc/gufunc_internal.h"
 #include "core/linalg/linalg_internal.h"
 #include "core/reduce/reduce_catalog.h"
@@ -14,6 +15,7 @@ static const family_adder families[] = {
     kiln_ufunc_catalog_add,
     kiln_gufunc_catalog_add,
     kiln_reduce_catalog_add,
+    kiln_fft_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {
