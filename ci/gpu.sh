@@ -55,9 +55,11 @@ done
 # The same engine on NVIDIA's OpenCL: ufuncs against raw kernels, the
 # reductions, random arrays (their device == host check), the sorts (issue 24: within 1.25x of the CUDA figure) and matmul through CLBlast when carried (.carry/libclblast.so.1)
 clblast=$(ls "$root"/.carry/libclblast.so.1 2>/dev/null)
-for b in ufunc_bench reduce_bench matmul_bench random_bench fusion_bench sort_bench; do
+clfft=$(ls "$root"/.carry/libclFFT.so.2 2>/dev/null) # FFT through clFFT when carried
+for b in ufunc_bench reduce_bench matmul_bench random_bench fusion_bench sort_bench fft_bench; do
   echo "== $b (NVIDIA OpenCL)"
   env KILN_BACKEND=opencl KILN_OPENCL_PLATFORM=NVIDIA ${clblast:+KILN_CLBLAST_PATH=$clblast} \
+    ${clfft:+KILN_CLFFT_PATH=$clfft} \
     timeout 300 "$build/bench/$b" 2>&1 | tee -a "$out/bench-opencl.log"
 done
 export PYTHONUNBUFFERED=1

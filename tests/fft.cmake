@@ -7,7 +7,7 @@ target_link_libraries(kiln_fft_driver PRIVATE kiln)
 target_compile_options(kiln_fft_driver PRIVATE ${KILN_WARNINGS})
 foreach(b ${KILN_TEST_BACKENDS})
   add_test(NAME fft_numpy.${b}
-    COMMAND bash -c "py=$(bash ${PROJECT_SOURCE_DIR}/ci/numpy-venv.sh | tail -n 1) || { echo 'fft_numpy: SKIP: no NumPy venv'; exit 77; }; exec \"$py\" ${CMAKE_CURRENT_SOURCE_DIR}/fft/fft_numpy.py --quick --driver $<TARGET_FILE:kiln_fft_driver>")
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fft/run.sh $<TARGET_FILE:kiln_fft_driver> --quick)
   set_tests_properties(fft_numpy.${b} PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b}" RESOURCE_LOCK numpy_venv)
 endforeach()
@@ -17,7 +17,7 @@ kiln_conformance_test(fft SOURCES test_fft.c LABELS fft)
 foreach(b ${KILN_TEST_BACKENDS})
   if(NOT b STREQUAL "opencl")
     add_test(NAME fft_numpy_portable.${b}
-      COMMAND bash -c "py=$(bash ${PROJECT_SOURCE_DIR}/ci/numpy-venv.sh | tail -n 1) || { echo 'fft_numpy: SKIP: no NumPy venv'; exit 77; }; exec \"$py\" ${CMAKE_CURRENT_SOURCE_DIR}/fft/fft_numpy.py --quick --driver $<TARGET_FILE:kiln_fft_driver>")
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fft/run.sh $<TARGET_FILE:kiln_fft_driver> --quick)
     set_tests_properties(fft_numpy_portable.${b} PROPERTIES SKIP_RETURN_CODE 77
       LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable"
       RESOURCE_LOCK numpy_venv)
@@ -30,3 +30,20 @@ endforeach()
 # cuFFT / hipFFT load checks (no device needed).
 kiln_conformance_test(gpu_fft_library SOURCES test_gpu_fft_library.c
                       INTERNAL NO_BACKEND LABELS "backend=cuda;backend=hip;fft")
+# fft_vendor.<backend>: the vendor library forced (KILN_FFT=vendor): clFFT on
+# PoCL, where the default takes kiln's kernels (a CPU device).
+foreach(b ${KILN_TEST_BACKENDS})
+  add_test(NAME fft_vendor.${b} COMMAND test_fft vendor)
+  set_tests_properties(fft_vendor.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=vendor")
+endforeach()
+
+# The tour's filter example at a smaller size.
+if(TARGET fft_filter)
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME example.fft_filter.${b} COMMAND fft_filter 1000)
+    set_tests_properties(example.fft_filter.${b} PROPERTIES
+      LABELS "backend=${b};example" ENVIRONMENT "KILN_BACKEND=${b}"
+      SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
+  endforeach()
+endif()

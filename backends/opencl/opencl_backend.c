@@ -46,4 +46,8 @@ const kiln_backend_ops kiln_backend_opencl = {
     .buffer_wrap = kiln_opencl_buffer_wrap,
     .blas_describe = kiln_opencl_blas_describe,
     .gemm = kiln_opencl_gemm,
+    .fft_describe = kiln_opencl_fft_describe,
+    .fft_plan_create = kiln_opencl_fft_plan_create,
+    .fft_execute = kiln_opencl_fft_execute,
+    .fft_plan_destroy = kiln_opencl_fft_plan_destroy,
 };

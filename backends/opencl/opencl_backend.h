@@ -167,4 +167,14 @@ kiln_status kiln_opencl_blas_describe(kiln_backend_device *device, char *text, s
 kiln_status kiln_opencl_gemm(kiln_backend_device *device, kiln_backend_stream *stream,
                              const kiln_backend_gemm *gemm);
 
+/* opencl_fft.c: clFFT (optional; the fft_* slots) */
+kiln_status kiln_opencl_fft_describe(kiln_backend_device *device, char *text, size_t size);
+kiln_status kiln_opencl_fft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
+                                        kiln_backend_fft_plan **plan, size_t *work_bytes);
+kiln_status kiln_opencl_fft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
+                                    kiln_backend_fft_plan *plan, kiln_backend_buffer *in,
+                                    uint64_t in_offset, kiln_backend_buffer *out,
+                                    uint64_t out_offset, kiln_backend_buffer *work, int sign);
+void kiln_opencl_fft_plan_destroy(kiln_backend_device *device, kiln_backend_fft_plan *plan);
+
 #endif

@@ -2,6 +2,7 @@
 #include "core/catalog/generated_kernels.h"
 #include "core/codegen/elementwise.h"
 #include "core/fusion/fusion_internal.h"
+#include "core/fft/fft_internal.h"
 #include "core/gufunc/gufunc_internal.h"
 #include "core/linalg/linalg_internal.h"
 #include "core/random/random_internal.h"
@@ -22,6 +23,7 @@ static const family_adder families[] = {
     kiln_fusion_catalog_add,
     kiln_sort_catalog_add,
     kiln_indexing_catalog_add,
+    kiln_fft_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

@@ -14,6 +14,7 @@
 #include "kiln/fft.h"
 
 #define FFT_MAX_AXES 32 /* axes may repeat, so more than KILN_MAX_DIMS */
+#define FFT_DIRECT_ALIGN 256 /* bytes: caller's rows go to a library only so aligned */
 
 /* ---- KILN_FFT ------------------------------------------------------------ */
 
@@ -96,7 +97,12 @@ static kiln_status step_plan(kiln_context *ctx, const fft_spec *spec, fft_step_k
   *plan = NULL;
   fft_policy policy;
   KILN_RETURN_IF_ERROR(policy_get(&policy));
-  if (policy != POLICY_PORTABLE && backend_has_fft(ctx) && batch > 0) {
+  /* On a CPU device (PoCL) the library is used only when asked for: clFFT
+   * compiles its kernels for every plan (seconds each there, docs/fft.md),
+   * and kiln's kernels are as fast on a CPU. */
+  int wanted = policy == POLICY_VENDOR ||
+               (policy == POLICY_AUTO && ctx->info.type != KILN_DEVICE_CPU);
+  if (wanted && backend_has_fft(ctx) && batch > 0) {
     static const int vendor_type[] = {KILN_BACKEND_FFT_C2C, KILN_BACKEND_FFT_R2C,
                                       KILN_BACKEND_FFT_C2R};
     kiln_status status =
@@ -312,15 +318,17 @@ static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft
   const int64_t in_len = kind == STEP_C2R ? half : n, out_len = kind == STEP_R2C ? half : n;
   const kiln_dtype in_dtype = kind == STEP_R2C ? rdt : cdt, out_dtype = kind == STEP_C2R ? rdt : cdt;
   int nd = src->ndim;
-  int64_t shape[KILN_MAX_DIMS], batch = 1;
+  int64_t shape[KILN_MAX_DIMS];
   for (int a = 0, k = 0; a < nd; a++)
-    if (a != axis) batch *= (shape[k++] = src->shape[a]);
+    if (a != axis) shape[k++] = src->shape[a];
   kiln_array *from = NULL, *into = NULL, *in_rows = NULL, *out_rows = NULL, *work = NULL;
   kiln_status status = moved_view(src, axis, -1, 0, &from);
   if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
   if (status != KILN_OK) goto cleanup;
+  /* (a view's offset must stay aligned for the library: OpenCL passes it
+   * as a sub-buffer, CUDA libraries want aligned rows) */
   if (kind != STEP_C2R && src->dtype == in_dtype && have == n && kiln_array_is_contiguous(from) &&
-      src->buffer != dst->buffer) {
+      src->buffer != dst->buffer && from->offset % FFT_DIRECT_ALIGN == 0) {
     in_rows = kiln_array_retain(from);
     status = use_on(in_rows, stream);
   } else {
@@ -340,7 +348,8 @@ static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft
     kiln_array_release(slot);
   }
   if (status != KILN_OK) goto cleanup;
-  int direct_out = dst->dtype == out_dtype && kiln_array_is_contiguous(into);
+  int direct_out = dst->dtype == out_dtype && kiln_array_is_contiguous(into) &&
+                   into->offset % FFT_DIRECT_ALIGN == 0;
   if (direct_out) {
     out_rows = kiln_array_retain(into);
   } else {
@@ -568,7 +577,10 @@ kiln_status kiln_fft_describe(kiln_context *ctx, char *text, size_t size) {
   }
   char vendor[512];
   if (ctx->ops->fft_describe(ctx->device, vendor, sizeof vendor) == KILN_OK)
-    snprintf(text, size, "vendor: %s", vendor);
+    snprintf(text, size, policy == POLICY_AUTO && ctx->info.type == KILN_DEVICE_CPU
+                             ? "portable kernel (a CPU device; KILN_FFT=vendor takes %s)"
+                             : "vendor: %s",
+             vendor);
   else
     snprintf(text, size, "%s (%s)",
              policy == POLICY_VENDOR ? "none: KILN_FFT=vendor and no vendor FFT library"

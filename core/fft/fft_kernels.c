@@ -104,6 +104,30 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
   return kiln_strbuf_status(b);
 }
 
+/* Every FFT kernel takes (a, b, int64 n, int64 m, T sign, T scale, int64
+ * count, int64 base) and visits [0, count) with KILN_ELEMENTS. */
+static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
+                          fft_precision precision, kiln_backend_arg a, kiln_backend_arg b,
+                          int64_t n, int64_t m, int sign, double scale, int64_t count) {
+  int64_t ints[2] = {n, m}, base = 0;
+  float sign32 = (float)sign, scale32 = (float)scale;
+  double sign64 = sign;
+  const int d = precision == FFT_DOUBLE;
+  kiln_backend_arg args[8] = {a, b};
+  for (int i = 0; i < 2; i++)
+    args[2 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
+                                     .size = sizeof(int64_t)};
+  args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
+                               .value = d ? (const void *)&sign64 : (const void *)&sign32,
+                               .size = d ? 8 : 4};
+  args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
+                               .value = d ? (const void *)&scale : (const void *)&scale32,
+                               .size = d ? 8 : 4};
+  args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
+  args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
+  return kiln_program_launch_elements(ctx, program, stream, count, 8, args, 7);
+}
+
 kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
                                  fft_precision precision, int radix,
                                  kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
@@ -115,24 +139,8 @@ kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
                                               pass_source, &a, &program));
-  int64_t count = batch * (n / radix), base = 0;
-  float sg32 = (float)sign, scale32 = (float)scale;
-  double sg64 = sign;
-  kiln_backend_arg args[8] = {src, dst};
-  int64_t ints[2] = {n, ns};
-  for (int i = 0; i < 2; i++)
-    args[2 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
-                                     .size = sizeof(int64_t)};
-  if (precision == FFT_DOUBLE) {
-    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg64, .size = 8};
-    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale, .size = 8};
-  } else {
-    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg32, .size = 4};
-    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale32, .size = 4};
-  }
-  args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
-  args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
-  return kiln_program_launch_elements(ctx, program, stream, count, 8, args, 7);
+  return launch(ctx, stream, program, precision, src, dst, n, ns, sign, scale,
+                batch * (n / radix));
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -230,24 +238,8 @@ kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
                                               helper_source, &h, &program));
-  int64_t base = 0;
-  float sg32 = (float)sign, scale32 = (float)scale;
-  double sg64 = sign;
-  kiln_backend_arg args[8] = {buffers[0], buffers[nbuffers > 1 ? 1 : 0]};
-  int64_t ints[2] = {n, m};
-  for (int i = 0; i < 2; i++)
-    args[2 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
-                                     .size = sizeof(int64_t)};
-  if (precision == FFT_DOUBLE) {
-    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg64, .size = 8};
-    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale, .size = 8};
-  } else {
-    args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &sg32, .size = 4};
-    args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &scale32, .size = 4};
-  }
-  args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
-  args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
-  return kiln_program_launch_elements(ctx, program, stream, count, 8, args, 7);
+  return launch(ctx, stream, program, precision, buffers[0], buffers[nbuffers > 1 ? 1 : 0], n,
+                m, sign, scale, count);
 }
 
 kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {

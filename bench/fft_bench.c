@@ -1,0 +1,120 @@
+/* bench/fft_bench.c: kiln's FFT on the cases of issue 27, timed on the
+ * device (events around one call; plans cached by a warm-up call; median
+ * of repeats), then the same cases through CuPy (cuFFT) and NumPy where
+ * importable (bench/fft_peers.py, run from here so the figures sit side by
+ * side in one run). KILN_FFT picks kiln's path (default: the vendor
+ * library where there is one); with KILN_FFT unset the program also runs
+ * itself with KILN_FFT=portable, so the library and kiln's own kernels are
+ * both reported. On a CPU device (PoCL) every size is divided (--full
+ * keeps them), since one 2^24 transform takes seconds there.
+ * Usage: fft_bench [--full] [--no-peers] [repeats] */
+#include <math.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct fft_case {
+  const char *name;
+  const char *op; /* fft, rfft, fft2 */
+  kiln_dtype dtype;
+  int ndim;
+  int64_t shape[2], small[2]; /* GPU sizes; CPU device sizes */
+  double cupy_ms;             /* CuPy 14.2 on the H100 (issue 27) */
+} fft_case;
+
+static const fft_case cases[] = {
+    {"c2c complex64 2^24", "fft", KILN_COMPLEX64, 1, {1 << 24}, {1 << 20}, 0.332},
+    {"c2c complex128 2^24", "fft", KILN_COMPLEX128, 1, {1 << 24}, {1 << 20}, 0.640},
+    {"rfft float32 2^24", "rfft", KILN_FLOAT32, 1, {1 << 24}, {1 << 20}, 0.235},
+    {"fft2 complex64 4096x4096", "fft2", KILN_COMPLEX64, 2, {4096, 4096}, {1024, 1024}, 0.296},
+    {"batched 16384 x 1024 complex64", "fft", KILN_COMPLEX64, 2, {16384, 1024}, {1024, 1024},
+     0.123},
+    {"prime 1000003 complex64", "fft", KILN_COMPLEX64, 1, {1000003}, {100003}, 0.163},
+};
+
+static kiln_status run(const fft_case *c, const kiln_array *a, kiln_array *out) {
+  if (!strcmp(c->op, "rfft")) return kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, out, NULL, NULL);
+  if (!strcmp(c->op, "fft2")) return kiln_fft2(a, NULL, NULL, NULL, out, NULL, NULL);
+  return kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, out, NULL, NULL);
+}
+
+int main(int argc, char **argv) {
+  int full = 0, peers = 1, repeats = 10;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--full")) full = 1;
+    else if (!strcmp(argv[i], "--no-peers")) peers = 0;
+    else repeats = atoi(argv[i]) > 0 ? atoi(argv[i]) : repeats;
+  }
+  kiln_context *ctx = NULL;
+  BENCH_CHECK(kiln_context_create(NULL, &ctx));
+  kiln_device_info info;
+  BENCH_CHECK(kiln_context_device_info(ctx, &info));
+  char path[512];
+  BENCH_CHECK(kiln_fft_describe(ctx, path, sizeof path));
+  const int small = info.type == KILN_DEVICE_CPU && !full;
+  printf("fft_bench on %s, FFT path: %s%s\n", info.name, path, small ? " [CPU device: sizes divided; --full for the GPU sizes]" : "");
+  printf("%-34s %12s %12s %10s\n", "case", "kiln ms", "GB/s", "CuPy ms*");
+  kiln_event *start = NULL, *stop = NULL;
+  BENCH_CHECK(kiln_event_create(ctx, &start));
+  BENCH_CHECK(kiln_event_create(ctx, &stop));
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const fft_case *c = &cases[k];
+    if ((c->dtype == KILN_COMPLEX128) && !info.has_double) continue;
+    const int64_t *shape = small ? c->small : c->shape;
+    kiln_array *a = NULL, *out = NULL, *probe = NULL;
+    float v = 0.5f; /* the time does not depend on the values */
+    BENCH_CHECK(kiln_array_full(ctx, KILN_FLOAT32, c->ndim, shape, &v, &probe));
+    BENCH_CHECK(kiln_array_astype(probe, c->dtype, &a));
+    kiln_array_release(probe);
+    /* the result array, made by a first call (which also makes the plans) */
+    if (!strcmp(c->op, "rfft")) BENCH_CHECK(kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
+    else if (!strcmp(c->op, "fft2")) BENCH_CHECK(kiln_fft2(a, NULL, NULL, NULL, NULL, NULL, &out));
+    else BENCH_CHECK(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
+    BENCH_CHECK(run(c, a, out));
+    BENCH_CHECK(kiln_context_synchronize(ctx));
+    double times[64];
+    int r = repeats < 64 ? repeats : 64;
+    for (int i = 0; i < r; i++) {
+      BENCH_CHECK(kiln_event_record(start, NULL));
+      BENCH_CHECK(run(c, a, out));
+      BENCH_CHECK(kiln_event_record(stop, NULL));
+      BENCH_CHECK(kiln_event_synchronize(stop));
+      double ms = 0;
+      BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms));
+      times[i] = ms;
+    }
+    double ms = bench_median(times, r);
+    double bytes = (double)kiln_array_nbytes(a) + (double)kiln_array_nbytes(out);
+    char label[64];
+    if (small)
+      snprintf(label, sizeof label, "%s %s %lld%s%.0lld", c->op, kiln_dtype_name(c->dtype),
+               (long long)shape[0], c->ndim > 1 ? "x" : "", c->ndim > 1 ? (long long)shape[1] : 0LL);
+    printf("%-34s %12.3f %12.2f %10.3f\n", small ? label : c->name, ms, bytes / (ms * 1e6),
+           small ? NAN : c->cupy_ms);
+    kiln_array_release(out);
+    kiln_array_release(a);
+  }
+  printf("* CuPy 14.2 (cuFFT) on the H100 from issue 27; bench/fft_peers.py measures it here\n");
+  kiln_event_release(start);
+  kiln_event_release(stop);
+  kiln_context_release(ctx);
+  fflush(stdout);
+  const char *policy = getenv("KILN_FFT");
+  char command[4096];
+  if (!policy || !*policy) {
+    /* the portable kernels beside the library, in the same run */
+    snprintf(command, sizeof command, "KILN_FFT=portable '%s' --no-peers %s %d", argv[0],
+             full ? "--full" : "", repeats);
+    printf("\n== kiln's own kernels (KILN_FFT=portable)\n");
+    fflush(stdout);
+    if (system(command) != 0) printf("(the portable run failed)\n");
+  }
+  if (peers) {
+    snprintf(command, sizeof command, "%s '%s' %s %d", getenv("KILN_PYTHON") ? getenv("KILN_PYTHON") : "python3",
+             KILN_BENCH_DIR "/fft_peers.py", small ? "--small" : "", repeats);
+    printf("\n== peers (bench/fft_peers.py)\n");
+    fflush(stdout);
+    if (system(command) != 0) printf("(fft_peers.py did not run: no python3 with NumPy?)\n");
+  }
+  return 0;
+}
