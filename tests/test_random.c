@@ -883,6 +883,8 @@ static void test_permutation_device(kiln_context *ctx) {
   CHECK_OK(kiln_array_to_host(base, got, NULL));
   for (int64_t i = 0; i < m; i++) CHECK(got[m - 1 - i] == want[i]);
   kiln_random_generator_release(gen);
+  kiln_array_release(reversed);
+  kiln_array_release(base);
   REQUIRE_OK(kiln_random_generator_create(42, &gen));
   int64_t two = 2 * m; /* every other int32 */
   int64_t stride = 8;
