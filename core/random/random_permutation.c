@@ -207,6 +207,34 @@ static size_t word_dividing(int64_t a, int64_t b, int64_t c) {
   return word;
 }
 
+/* The row gather's #defines: words of `word` bytes, an order of
+ * order_bytes (4 or 8) per row. */
+static void shuffle_defines(int word, int order_bytes, char *out, size_t size) {
+  snprintf(out, size, "#define WORD uint%d_t\n#define ORDER_T uint%d_t\n", word * 8,
+           order_bytes * 8);
+}
+
+kiln_status kiln_random_shuffle_catalog_add(kiln_catalog *catalog) {
+  kiln_strbuf source = {0};
+  /* as kiln_ix_program composes it (core/sort/indexing_operands.c) */
+  kiln_strbuf_append(&source, "#define KILN_IX_AT(T, bytes, offset) "
+                              "((KILN_GLOBAL T *)((bytes) + (offset)))\n");
+  for (int word = 1; word <= 8; word *= 2)
+    for (int order_bytes = 4; order_bytes <= 8; order_bytes += 4) {
+      char defines[96];
+      shuffle_defines(word, order_bytes, defines, sizeof defines);
+      kiln_strbuf_appendf(&source, "#define kiln_shuffle_rows kiln_shuffle_rows_%d_%d\n%s",
+                          word, order_bytes, defines);
+      kiln_strbuf_append(&source, kiln_builtin_shuffle);
+      kiln_strbuf_append(&source, "#undef kiln_shuffle_rows\n#undef WORD\n#undef ORDER_T\n");
+    }
+  kiln_status status = kiln_strbuf_status(&source);
+  if (status == KILN_OK)
+    status = kiln_catalog_add(catalog, "random shuffle rows", kiln_strbuf_text(&source));
+  kiln_strbuf_free(&source);
+  return status;
+}
+
 /* moved (C-contiguous, src's shape) = src's rows (C-contiguous) in
  * `order`, one work-item per word, queued on stream. */
 static kiln_status gather_rows(kiln_context *ctx, const kiln_array *src, const kiln_array *order,
@@ -215,8 +243,7 @@ static kiln_status gather_rows(kiln_context *ctx, const kiln_array *src, const k
   int64_t row_bytes = src->size / rows * (int64_t)kiln_dtype_size(src->dtype);
   size_t word = word_dividing(row_bytes, src->offset, moved->offset);
   char defines[96];
-  snprintf(defines, sizeof defines, "#define WORD uint%d_t\n#define ORDER_T uint%d_t\n",
-           (int)word * 8, (int)kiln_dtype_size(order->dtype) * 8);
+  shuffle_defines((int)word, (int)kiln_dtype_size(order->dtype), defines, sizeof defines);
   kiln_ix_args args = {0};
   kiln_ix_arg_array(&args, moved);
   kiln_ix_arg_array(&args, src);
