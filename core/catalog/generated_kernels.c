@@ -20,6 +20,7 @@ static const family_adder families[] = {
     kiln_random_catalog_add,
     kiln_fusion_catalog_add,
     kiln_sort_catalog_add,
+    kiln_random_shuffle_catalog_add,
 };
 
 kiln_status kiln_catalog_add_builtins(kiln_catalog *catalog) {

@@ -211,6 +211,5 @@ kiln_status kiln_random_catalog_add(kiln_catalog *catalog) {
   kiln_status status = kiln_strbuf_status(&source);
   if (status == KILN_OK) status = kiln_catalog_add(catalog, "random fills", kiln_strbuf_text(&source));
   kiln_strbuf_free(&source);
-  if (status == KILN_OK) status = kiln_random_shuffle_catalog_add(catalog);
   return status;
 }
