@@ -7,6 +7,8 @@
  *   lognormal  float32
  *   integers   int32 in [0, 1000), int64 over the whole int64 range
  *   bernoulli  bool, p = 0.3
+ *   permutation int32, int64 (n uint64 keys drawn and radix sorted with
+ *              the indices: far from the write bandwidth by nature)
  * Each: device time between two events around one call, median of
  * `repeats` after warm-up; printed as ms, GB/s written and that as a
  * fraction of the same-width write reference. A check at the end: the
@@ -20,7 +22,7 @@
 #include "bench.h"
 
 typedef enum { WRITE32, WRITE64, UNIFORM32, UNIFORM64, NORMAL32, NORMAL64, LOGNORMAL32,
-               INTEGERS32, INTEGERS64, BERNOULLI } op_kind;
+               INTEGERS32, INTEGERS64, BERNOULLI, PERMUTATION32, PERMUTATION64 } op_kind;
 
 typedef struct bench {
   kiln_context *ctx;
@@ -57,6 +59,12 @@ static void run(bench *b, op_kind op) {
     break;
   case BERNOULLI:
     BENCH_CHECK(kiln_random_bernoulli(b->gen, NULL, 0.3, kiln_operand_array(b->b8), NULL));
+    break;
+  case PERMUTATION32:
+    BENCH_CHECK(kiln_random_permutation(b->gen, NULL, kiln_operand_array(b->i32), NULL));
+    break;
+  case PERMUTATION64:
+    BENCH_CHECK(kiln_random_permutation(b->gen, NULL, kiln_operand_array(b->i64), NULL));
     break;
   }
 }
@@ -114,7 +122,10 @@ int main(int argc, char **argv) {
              {NORMAL64, "standard_normal float64", 8, WRITE64},
              {INTEGERS32, "integers int32 [0,1000)", 4, WRITE32},
              {INTEGERS64, "integers int64 full", 8, WRITE64},
-             {BERNOULLI, "bernoulli bool", 1, WRITE32}};
+             {BERNOULLI, "bernoulli bool", 1, WRITE32},
+             /* a draw of n uint64 keys and kiln's radix sort of them */
+             {PERMUTATION32, "permutation int32", 4, WRITE32},
+             {PERMUTATION64, "permutation int64", 8, WRITE64}};
   double write_gbs[2] = {0, 0};
   printf("%-28s %10s %10s %14s\n", "operation", "ms", "GB/s", "of write BW");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {

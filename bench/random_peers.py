@@ -68,6 +68,9 @@ def cupy_rows(n, repeats):
         ("Philox random f64", lambda: gen.random(n, cp.float64), 8),
         ("Philox integers int32", lambda: gen.integers(0, 1000, n, cp.int32), 4),
         ("Philox integers int64", lambda: gen.integers(0, 1000, n, cp.int64), 8),
+        # beside random_bench's permutation rows (cp.random.permutation
+        # sorts random keys too)
+        ("cp.random.permutation int64", lambda: cp.random.permutation(n), 8),
     ]
     print(f"CuPy {cp.__version__} on {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}: "
           f"n {n}, median of {repeats}")

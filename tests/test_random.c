@@ -831,6 +831,151 @@ static void test_other_context(kiln_context *ctx) {
   kiln_context_release(other);
 }
 
+/* permutation on the device (kiln's radix sort) against the host
+ * generator (qsort), bit for bit: more than one sort tile (100003, prime),
+ * n = 0 and 1, every output dtype, a reversed view, host memory through
+ * the device on a stream; shuffle of more rows than a tile, of a strided
+ * view, of complex128 and of empty rows. */
+static void host_permutation_of(uint64_t seed, int64_t n, int64_t *perm) {
+  kiln_random_generator *host = NULL;
+  REQUIRE_OK(kiln_random_generator_create(seed, &host));
+  CHECK_OK(kiln_random_permutation(host, NULL,
+                                   kiln_operand_host_output(perm, KILN_INT64, 1, &n, NULL), NULL));
+  kiln_random_generator_release(host);
+}
+
+static void test_permutation_device(kiln_context *ctx) {
+  int64_t n = 100003;
+  int64_t *want = malloc((size_t)n * 8), *got = malloc((size_t)n * 8);
+  int32_t *got32 = malloc((size_t)n * 4);
+  host_permutation_of(41, n, want);
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  kiln_dtype dtypes[4] = {KILN_INT64, KILN_UINT64, KILN_INT32, KILN_UINT32};
+  for (int k = 0; k < 4; k++) {
+    kiln_random_generator *gen = NULL;
+    REQUIRE_OK(kiln_random_generator_create(41, &gen));
+    kiln_array *a = NULL;
+    REQUIRE_OK(kiln_array_empty(ctx, dtypes[k], 1, &n, &a));
+    CHECK_OK(kiln_random_permutation(gen, NULL, kiln_operand_array(a), k == 1 ? stream : NULL));
+    if (k == 1) CHECK_OK(kiln_stream_synchronize(ctx, stream));
+    int wide = kiln_dtype_size(dtypes[k]) == 8;
+    CHECK_OK(kiln_array_to_host(a, wide ? (void *)got : (void *)got32, NULL));
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += (wide ? got[i] : (int64_t)got32[i]) != want[i];
+    CHECK_MSG(bad == 0, "%s: %lld of %lld differ from the host generator",
+              kiln_dtype_name(dtypes[k]), (long long)bad, (long long)n);
+    CHECK(kiln_random_generator_state(gen).position == (uint64_t)(n + 1) / 2);
+    kiln_array_release(a);
+    kiln_random_generator_release(gen);
+  }
+  /* a reversed view of a uint64 array, and int32 host memory through the
+   * device on a stream (both through a temporary) */
+  int64_t m = 1031;
+  host_permutation_of(42, m, want);
+  kiln_array *base = NULL, *reversed = NULL;
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_UINT64, 1, &m, &base));
+  kiln_slice reverse = {KILN_NONE, KILN_NONE, -1};
+  REQUIRE_OK(kiln_array_slice(base, 1, &reverse, &reversed));
+  kiln_random_generator *gen = NULL;
+  REQUIRE_OK(kiln_random_generator_create(42, &gen));
+  CHECK_OK(kiln_random_permutation(gen, ctx, kiln_operand_array(reversed), NULL));
+  CHECK_OK(kiln_array_to_host(base, got, NULL));
+  for (int64_t i = 0; i < m; i++) CHECK(got[m - 1 - i] == want[i]);
+  kiln_random_generator_release(gen);
+  kiln_array_release(reversed);
+  kiln_array_release(base);
+  REQUIRE_OK(kiln_random_generator_create(42, &gen));
+  int64_t two = 2 * m; /* every other int32 */
+  int64_t stride = 8;
+  memset(got32, 0x55, (size_t)two * 4);
+  CHECK_OK(kiln_random_permutation(
+      gen, ctx, kiln_operand_host_output(got32, KILN_INT32, 1, &m, &stride), stream));
+  for (int64_t i = 0; i < m; i++) {
+    CHECK(got32[2 * i] == want[i]);
+    CHECK(got32[2 * i + 1] == 0x55555555);
+  }
+  kiln_random_generator_release(gen);
+  /* n = 1 and n = 0: nothing or one block drawn */
+  for (int64_t size = 0; size <= 1; size++) {
+    REQUIRE_OK(kiln_random_generator_create(43, &gen));
+    kiln_array *a = NULL;
+    REQUIRE_OK(kiln_array_empty(ctx, KILN_INT64, 1, &size, &a));
+    CHECK_OK(kiln_random_permutation(gen, ctx, kiln_operand_array(a), NULL));
+    if (size == 1) {
+      CHECK_OK(kiln_array_to_host(a, got, NULL));
+      CHECK(got[0] == 0);
+    }
+    CHECK(kiln_random_generator_state(gen).position == (uint64_t)size);
+    kiln_array_release(a);
+    kiln_random_generator_release(gen);
+  }
+  /* shuffle: 2000 rows of 3 float32 (more rows than a tile; rows of 12
+   * bytes move as 4-byte words), on a stream */
+  int64_t rows = 2000, shape[2] = {2000, 3};
+  float *values = malloc((size_t)rows * 3 * 4), *shuffled = malloc((size_t)rows * 3 * 4);
+  for (int64_t i = 0; i < rows * 3; i++) values[i] = (float)i * 0.25f - 7.0f;
+  kiln_array *mat = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, values, &mat));
+  REQUIRE_OK(kiln_random_generator_create(44, &gen));
+  CHECK_OK(kiln_random_shuffle(gen, mat, stream));
+  CHECK_OK(kiln_array_to_host(mat, shuffled, NULL));
+  host_permutation_of(44, rows, want);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < rows; i++)
+    for (int j = 0; j < 3; j++) bad += shuffled[i * 3 + j] != values[want[i] * 3 + j];
+  CHECK_MSG(bad == 0, "shuffle: %lld elements misplaced", (long long)bad);
+  kiln_random_generator_release(gen);
+  /* shuffle a strided view: every other row, columns reversed; the rows
+   * between keep their values */
+  kiln_slice picks[2] = {{KILN_NONE, KILN_NONE, 2}, {KILN_NONE, KILN_NONE, -1}};
+  kiln_array *view = NULL;
+  kiln_array_release(mat);
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, values, &mat));
+  REQUIRE_OK(kiln_array_slice(mat, 2, picks, &view));
+  REQUIRE_OK(kiln_random_generator_create(45, &gen));
+  CHECK_OK(kiln_random_shuffle(gen, view, NULL));
+  CHECK_OK(kiln_array_to_host(mat, shuffled, NULL));
+  host_permutation_of(45, rows / 2, want);
+  bad = 0;
+  for (int64_t i = 0; i < rows; i++)
+    for (int j = 0; j < 3; j++)
+      bad += shuffled[i * 3 + j] != (i % 2 ? values[i * 3 + j] : values[want[i / 2] * 2 * 3 + j]);
+  CHECK_MSG(bad == 0, "shuffle of a view: %lld elements wrong", (long long)bad);
+  kiln_random_generator_release(gen);
+  kiln_array_release(view);
+  kiln_array_release(mat);
+  /* complex128 elements (16-byte rows as 8-byte words) and empty rows
+   * (the order is drawn all the same) */
+  int64_t c = 37;
+  double *cv = malloc((size_t)c * 16), *cs = malloc((size_t)c * 16);
+  for (int64_t i = 0; i < 2 * c; i++) cv[i] = (double)i + 0.5;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_COMPLEX128, 1, &c, NULL, cv, &mat));
+  REQUIRE_OK(kiln_random_generator_create(46, &gen));
+  CHECK_OK(kiln_random_shuffle(gen, mat, NULL));
+  CHECK_OK(kiln_array_to_host(mat, cs, NULL));
+  host_permutation_of(46, c, want);
+  for (int64_t i = 0; i < c; i++)
+    CHECK(cs[2 * i] == cv[2 * want[i]] && cs[2 * i + 1] == cv[2 * want[i] + 1]);
+  kiln_array_release(mat);
+  kiln_random_generator_release(gen);
+  int64_t empty_rows[2] = {5, 0};
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_INT16, 2, empty_rows, &mat));
+  REQUIRE_OK(kiln_random_generator_create(47, &gen));
+  CHECK_OK(kiln_random_shuffle(gen, mat, NULL));
+  CHECK(kiln_random_generator_state(gen).position == 3);
+  kiln_array_release(mat);
+  kiln_random_generator_release(gen);
+  free(cv);
+  free(cs);
+  free(values);
+  free(shuffled);
+  kiln_stream_release(stream);
+  free(want);
+  free(got);
+  free(got32);
+}
+
 static const harness_test tests[] = {
     {"device_equals_host", test_device_equals_host},
     {"device_equals_host_large", test_device_equals_host_large},
@@ -843,6 +988,7 @@ static const harness_test tests[] = {
     {"statistics", test_statistics},
     {"integers", test_integers},
     {"permutation", test_permutation},
+    {"permutation_device", test_permutation_device},
     {"generators", test_generators},
     {"threads_share_a_generator", test_threads_share_a_generator},
     {"bad_input", test_bad_input},

@@ -3,6 +3,9 @@
  * reference: qsort of the indices by NumPy's order with the index as the
  * tie-break, which is what a stable sort gives (docs/sorting.md). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "core/sort/sort_internal.h"
 #include "harness.h"
@@ -585,6 +588,105 @@ static void test_bad_input(kiln_context *ctx) {
                KILN_ERROR_INVALID_ARGUMENT);
 }
 
+/* ---- NumPy itself ------------------------------------------------------------ */
+
+/* The venv's python with NumPy 2 (KILN_NUMPY_VENV, else the checkout's
+ * .venv-numpy, which ci/numpy-venv.sh makes), or NULL after printing why
+ * the comparison is skipped. */
+static const char *numpy_python(void) {
+  static char py[1024];
+  const char *venv = getenv("KILN_NUMPY_VENV");
+  snprintf(py, sizeof py, "%s/bin/python", venv && *venv ? venv : KILN_SOURCE_DIR "/.venv-numpy");
+  char command[1200];
+  snprintf(command, sizeof command,
+           "'%s' -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(\".\")[0]) < 2)' "
+           ">/dev/null 2>&1", py);
+  if (system(command) != 0) {
+    harness_skip("no Python with NumPy 2 at %s (ci/numpy-venv.sh makes one; KILN_NUMPY_VENV "
+                 "names another)", py);
+    return NULL;
+  }
+  return py;
+}
+
+/* argsort, sort and unique (with index, inverse and counts) of float32
+ * with many repeats, NaNs, -0.0 and 0.0 against NumPy 2's own
+ * (tests/sort_numpy.py): the sorted and unique values compared bit for bit,
+ * so the order of -0.0 and 0.0 (equal: stable) and the kept bits count. */
+#define NUMPY_REQUIRE(cond, ...)                                                   \
+  do {                                                                             \
+    if (!(cond)) {                                                                 \
+      CHECK_MSG(0, __VA_ARGS__);                                                   \
+      return;                                                                      \
+    }                                                                              \
+  } while (0)
+
+static void test_numpy(kiln_context *ctx) {
+  const char *py = numpy_python();
+  if (!py) return;
+  enum { N = 1031 };
+  int64_t n = N;
+  static float a[N], sorted[N], want_sorted[N], uvalues[N], want_values[N];
+  static int64_t order[N], index[N], inverse[N], counts[N];
+  static int64_t want[4 * N + 1]; /* argsort, count, index, inverse, counts */
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < N; i++) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    int r = (int)(state >> 33) % 41 - 20;
+    a[i] = r == 20 ? NAN : r == -20 ? -0.0f : r == 19 ? 0.0f : (float)r * 0.5f;
+  }
+  char in_path[64], out_path[64], command[1400];
+  snprintf(in_path, sizeof in_path, "/tmp/kiln_sort_numpy_%d.in", (int)getpid());
+  snprintf(out_path, sizeof out_path, "/tmp/kiln_sort_numpy_%d.out", (int)getpid());
+  FILE *f = fopen(in_path, "wb");
+  NUMPY_REQUIRE(f != NULL, "cannot open a temporary file");
+  fwrite(a, 4, N, f);
+  fclose(f);
+  snprintf(command, sizeof command, "'%s' '%s/tests/sort_numpy.py' %s %s", py, KILN_SOURCE_DIR,
+           in_path, out_path);
+  int rc = system(command);
+  remove(in_path);
+  NUMPY_REQUIRE(rc == 0, "NumPy failed: %s", command);
+  f = fopen(out_path, "rb");
+  NUMPY_REQUIRE(f != NULL, "cannot open a temporary file");
+  int64_t k = 0;
+  size_t got = fread(want, 8, N, f);
+  got += fread(want_sorted, 4, N, f);
+  got += fread(&k, 8, 1, f);
+  NUMPY_REQUIRE(got == 2 * N + 1 && k > 0 && k <= N, "NumPy wrote a short result");
+  got = fread(want_values, 4, (size_t)k, f);
+  got += fread(want + N, 8, (size_t)k, f);       /* index */
+  got += fread(want + 2 * N, 8, N, f);           /* inverse */
+  got += fread(want + 3 * N, 8, (size_t)k, f);   /* counts */
+  fclose(f);
+  remove(out_path);
+  NUMPY_REQUIRE(got == (size_t)(3 * k + N), "NumPy wrote a short result");
+  kiln_operand input = kiln_operand_host(a, KILN_FLOAT32, 1, &n, NULL);
+  CHECK_OK(kiln_argsort(ctx, input, kiln_operand_host_output(order, KILN_INT64, 1, &n, NULL),
+                        NULL, NULL));
+  CHECK_OK(kiln_sort(ctx, input, kiln_operand_host_output(sorted, KILN_FLOAT32, 1, &n, NULL),
+                     NULL, NULL));
+  int64_t bad = 0;
+  for (int i = 0; i < N; i++)
+    bad += order[i] != want[i] || memcmp(&sorted[i], &want_sorted[i], 4) != 0;
+  CHECK_MSG(bad == 0, "argsort/sort: %lld of %d differ from NumPy's", (long long)bad, N);
+  kiln_operand o_index = kiln_operand_host_output(index, KILN_INT64, 1, &n, NULL);
+  kiln_operand o_inverse = kiln_operand_host_output(inverse, KILN_INT64, 1, &n, NULL);
+  kiln_operand o_counts = kiln_operand_host_output(counts, KILN_INT64, 1, &n, NULL);
+  kiln_unique_outputs extra = {&o_index, &o_inverse, &o_counts};
+  int64_t count = 0;
+  CHECK_OK(kiln_unique(ctx, input, kiln_operand_host_output(uvalues, KILN_FLOAT32, 1, &n, NULL),
+                       &count, &extra, NULL));
+  CHECK_MSG(count == k, "unique: %lld values, NumPy %lld", (long long)count, (long long)k);
+  bad = 0;
+  for (int64_t i = 0; count == k && i < k; i++)
+    bad += memcmp(&uvalues[i], &want_values[i], 4) != 0 || index[i] != want[N + i] ||
+           counts[i] != want[3 * N + i];
+  for (int i = 0; i < N; i++) bad += inverse[i] != want[2 * N + i];
+  CHECK_MSG(bad == 0, "unique: %lld values, indices, inverse or counts differ from NumPy's",
+            (long long)bad);
+}
+
 static const harness_test tests[] = {{"every_dtype", test_every_dtype},
                                      {"descending", test_descending},
                                      {"large", test_large},
@@ -596,6 +698,7 @@ static const harness_test tests[] = {{"every_dtype", test_every_dtype},
                                      {"unique", test_unique},
                                      {"pairs_device", test_pairs_device},
                                      {"bad_input", test_bad_input},
+                                     {"numpy", test_numpy},
                                      {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

@@ -97,14 +97,16 @@ kiln_status kiln_array_alloc(kiln_context *ctx, kiln_dtype dtype, int ndim,
   KILN_RETURN_IF_ERROR(
       kiln_array_adopt(ctx, NULL, 0, NULL, NULL, dtype, ndim, shape, strides, 0, out));
   if (bytes == 0) return KILN_OK;
-  /* device memory from the context's pool (core/array/memory_pool.c) */
+  /* device memory from the context's pool (core/array/memory_pool.c);
+   * bytes first: a reused block whose wait fails is handed over all the
+   * same, and the release below files it by its size */
+  (*out)->buffer->bytes = bytes;
   kiln_status status = kiln_pool_acquire(ctx, (*out)->buffer, bytes);
   if (status != KILN_OK) {
     kiln_array_release(*out);
     *out = NULL;
     return status;
   }
-  (*out)->buffer->bytes = bytes;
   return KILN_OK;
 }
 

@@ -66,4 +66,8 @@ void kiln_random_fill_host(const kiln_random_draw *draw, int64_t n, void *out);
  * the catalog. */
 kiln_status kiln_random_catalog_add(kiln_catalog *catalog);
 
+/* Appends kiln_random_shuffle's row gather (kernels/builtin/shuffle.kl,
+ * every word and order width) to the catalog. */
+kiln_status kiln_random_shuffle_catalog_add(kiln_catalog *catalog);
+
 #endif

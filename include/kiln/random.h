@@ -167,9 +167,9 @@ KILN_API kiln_status kiln_random_bernoulli(kiln_random_generator *gen, kiln_cont
 /* ---- permutations -------------------------------------------------------------
  * By random keys: n 64-bit keys drawn as kiln_random_integers_u64 over the
  * full range would draw them (so the same on every backend), then their
- * stable order. The order is computed on the host for now (the keys are
- * the host generator's, the result is copied to the device); kiln's device
- * sort will take over with the same results. */
+ * stable order: on ctx's device by kiln's radix sort, or with ctx NULL and
+ * a host output by the host generator (qsort); the same permutation either
+ * way, bit for bit. */
 
 /* NumPy's Generator.permutation(n): a random ordering of 0..n-1 into a
  * 1-D out of n elements (int64, uint64, or int32/uint32 when n fits),

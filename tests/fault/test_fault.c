@@ -746,6 +746,43 @@ static kiln_status scenario_search(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* kiln_random_shuffle of a (17, 3) float32 array on a stream: keys drawn
+ * on the device, one tile of the radix sort, the row gather and the copy
+ * back; checked against the host generator's permutation. (Shuffle only:
+ * the permutation's own outputs are sort's, swept by scenario_sort.) */
+static kiln_status scenario_permutation(kiln_context *ctx, int *correct) {
+  enum { ROWS = 17 };
+  int64_t rows = ROWS, shape[2] = {ROWS, 3};
+  static int64_t row_order[ROWS];
+  static float moved[ROWS * 3];
+  kiln_random_generator *gen = NULL, *check = NULL;
+  kiln_stream *stream = NULL;
+  kiln_array *m = NULL;
+  kiln_status s;
+  CREATE(s, kiln_random_generator_create(9, &gen), gen);
+  if (s == KILN_OK) CREATE(s, kiln_random_generator_create(9, &check), check);
+  if (s == KILN_OK) CREATE(s, kiln_stream_create(ctx, &stream), stream);
+  if (s == KILN_OK)
+    CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, host_x, &m), m);
+  if (s == KILN_OK) s = kiln_random_shuffle(gen, m, stream);
+  if (s == KILN_OK) s = kiln_array_to_host(m, moved, NULL);
+  if (s == KILN_OK)
+    s = kiln_random_permutation(check, NULL,
+                                kiln_operand_host_output(row_order, KILN_INT64, 1, &rows, NULL),
+                                NULL);
+  if (s == KILN_OK) {
+    int ok = 1;
+    for (int i = 0; i < ROWS * 3; i++)
+      ok = ok && memcmp(&moved[i], &host_x[row_order[i / 3] * 3 + i % 3], 4) == 0;
+    *correct = ok;
+  }
+  kiln_array_release(m);
+  kiln_stream_release(stream);
+  kiln_random_generator_release(check);
+  kiln_random_generator_release(gen);
+  return s;
+}
+
 typedef struct sweep_totals {
   long injected, failed_cleanly, recovered;
 } sweep_totals;
@@ -827,6 +864,7 @@ static void test_random(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("r
 static void test_fusion(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fusion", scenario_fusion); }
 static void test_sort(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("sort", scenario_sort); }
 static void test_search(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("search", scenario_search); }
+static void test_permutation(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("permutation", scenario_permutation); }
 
 static void test_totals(kiln_context *ctx) {
   (void)ctx;
@@ -849,7 +887,8 @@ static const harness_test tests[] = {
     {"random", test_random},         {"fft", test_fft},
     {"fusion", test_fusion},         {"stats", test_stats},
     {"scan_line", test_scan_line},   {"sort", test_sort},
-    {"search", test_search},         {"totals", test_totals},
+    {"search", test_search},         {"permutation", test_permutation},
+    {"totals", test_totals},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }
