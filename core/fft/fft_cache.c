@@ -79,7 +79,8 @@ kiln_status kiln_fft_plan1d_get(kiln_context *ctx, int64_t n, fft_precision prec
   /* made outside the lock: Bluestein's plan runs kernels (and gets its
    * sub-plan from this cache) */
   fft_plan1d *made = NULL;
-  KILN_RETURN_IF_ERROR(kiln_fft_plan1d_make(ctx, n, precision, vendor_type, batch, &made));
+  KILN_RETURN_IF_ERROR(
+      kiln_fft_plan1d_make(ctx, n, precision, vendor_type, batch, kiln_fft_plan1d_get, &made));
   fft_plan1d *evicted = NULL;
   pthread_mutex_lock(&c->lock);
   *out = find(c, n, precision, vendor_type, batch); /* another thread may have made it meanwhile */

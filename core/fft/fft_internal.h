@@ -58,9 +58,15 @@ kiln_status kiln_fft_plan1d_get(kiln_context *ctx, int64_t n, fft_precision prec
 void kiln_fft_plan1d_release(fft_plan1d *plan);
 
 /* Makes a plan (not cached): factorisation, and for Bluestein the sub-plan
+ * (asked of get_sub, the cache's kiln_fft_plan1d_get: passed in so that the
+ * plans do not call back into the cache that calls them, no call circle)
  * and the filters (computed on the default stream, waited for). */
+typedef kiln_status (*kiln_fft_plan1d_get_fn)(kiln_context *ctx, int64_t n,
+                                              fft_precision precision, int vendor_type,
+                                              int64_t batch, fft_plan1d **out);
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
-                                 int vendor_type, int64_t batch, fft_plan1d **out);
+                                 int vendor_type, int64_t batch, kiln_fft_plan1d_get_fn get_sub,
+                                 fft_plan1d **out);
 
 /* Transforms `batch` rows of plan->n elements in `work` (contiguous, the
  * array's own buffer and offset) in place: sign -1 forward, +1 inverse,

@@ -148,7 +148,8 @@ static kiln_status make_filters(fft_plan1d *plan) {
 }
 
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
-                                 int vendor_type, int64_t batch, fft_plan1d **out) {
+                                 int vendor_type, int64_t batch, kiln_fft_plan1d_get_fn get_sub,
+                                 fft_plan1d **out) {
   *out = NULL;
   fft_plan1d *plan = calloc(1, sizeof *plan);
   if (!plan) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "fft: no memory for a plan");
@@ -174,7 +175,7 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
   if (n > 1 && plan->npasses == 0) {
     plan->m = 1;
     while (plan->m < 2 * n - 1) plan->m *= 2;
-    status = kiln_fft_plan1d_get(ctx, plan->m, precision, 0, 1, &plan->sub);
+    status = get_sub(ctx, plan->m, precision, 0, 1, &plan->sub);
     if (status == KILN_OK) status = make_filters(plan);
   }
   if (status != KILN_OK) {

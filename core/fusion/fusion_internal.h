@@ -98,7 +98,7 @@ kiln_status kiln_fusion_catalog_add(kiln_catalog *catalog);
 /* Releases what the group holds and empties it (nothing runs). */
 void kiln_fusion_group_clear(kiln_fusion_group *group);
 
-/* Tests only: counts of this process, in every thread. */
+/* Tests only: counts of this process, in every thread (fusion_counters.c). */
 typedef struct kiln_fusion_counters {
   uint64_t recorded;  /* calls recorded */
   uint64_t kernels;   /* fused kernels launched */
@@ -111,7 +111,9 @@ typedef struct kiln_fusion_counters {
 } kiln_fusion_counters;
 void kiln_fusion_counters_get(kiln_fusion_counters *out);
 
-/* fusion_kernel.c adds to the counters through this. */
+/* Recording (fusion_record.c), fused kernels (fusion_kernel.c) and folds
+ * (fusion_fold.c) add to the counters through these. */
+void kiln_fusion_count_recorded(void);
 void kiln_fusion_count(uint64_t kernels, uint64_t fused, uint64_t unfused, uint64_t stored,
                        uint64_t kept);
 void kiln_fusion_count_fold(uint64_t nodes);

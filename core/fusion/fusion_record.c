@@ -33,33 +33,6 @@ static atomic_int open_scopes;     /* enabled ones: the hooks' fast test */
 static _Thread_local int running;  /* this thread is running a group */
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
-static atomic_uint_fast64_t counters[8];
-
-void kiln_fusion_count_fold(uint64_t nodes) {
-  atomic_fetch_add(&counters[6], 1);
-  atomic_fetch_add(&counters[7], nodes);
-}
-
-void kiln_fusion_count(uint64_t kernels, uint64_t fused, uint64_t unfused, uint64_t stored,
-                       uint64_t kept) {
-  atomic_fetch_add(&counters[1], kernels);
-  atomic_fetch_add(&counters[2], fused);
-  atomic_fetch_add(&counters[3], unfused);
-  atomic_fetch_add(&counters[4], stored);
-  atomic_fetch_add(&counters[5], kept);
-}
-
-void kiln_fusion_counters_get(kiln_fusion_counters *out) {
-  out->recorded = atomic_load(&counters[0]);
-  out->kernels = atomic_load(&counters[1]);
-  out->fused = atomic_load(&counters[2]);
-  out->unfused = atomic_load(&counters[3]);
-  out->stored = atomic_load(&counters[4]);
-  out->kept = atomic_load(&counters[5]);
-  out->folds = atomic_load(&counters[6]);
-  out->folded = atomic_load(&counters[7]);
-}
-
 static fusion_scope *find(kiln_context *ctx, kiln_stream *stream) {
   for (fusion_scope *s = scopes; s; s = s->next)
     if (s->ctx == ctx && s->stream == stream) return s;
@@ -213,7 +186,7 @@ static kiln_status append(kiln_fusion_group *g, const kiln_ufunc_plan *plan, con
   }
   g->nodes[g->nnodes] = p->node;
   g->nodes[g->nnodes++].ufunc = kiln_ufunc_retain(u);
-  atomic_fetch_add(&counters[0], 1);
+  kiln_fusion_count_recorded();
   return KILN_OK;
 }
 

@@ -15,7 +15,7 @@
 #include "core/runtime/fault_injection.h"
 #include "core/runtime/log.h"
 #include "core/runtime/strbuf.h"
-#include "core/runtime/stream_internal.h"
+#include "core/runtime/stream_barrier.h"
 
 #define DEFAULT_BACKENDS "cuda,hip,opencl"
 

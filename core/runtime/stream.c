@@ -19,15 +19,6 @@ struct kiln_event {
   int recorded;
 };
 
-static _Atomic(kiln_stream_barrier_fn) barrier_hook;
-
-void kiln_stream_set_barrier(kiln_stream_barrier_fn fn) { atomic_store(&barrier_hook, fn); }
-
-kiln_status kiln_stream_barrier(kiln_context *ctx, kiln_stream *stream) {
-  kiln_stream_barrier_fn fn = atomic_load_explicit(&barrier_hook, memory_order_acquire);
-  return fn ? fn(ctx, stream) : KILN_OK;
-}
-
 kiln_status kiln_stream_backend(kiln_context *ctx, kiln_stream *stream,
                                 kiln_backend_stream **out) {
   *out = NULL;

@@ -5,6 +5,7 @@
 
 #include "core/runtime/context_internal.h"
 #include "core/runtime/error.h"
+#include "core/runtime/stream_barrier.h" /* kiln_stream_backend runs it */
 #include "kiln/stream.h"
 
 /* The backend stream behind a public stream (NULL: default stream).
@@ -20,15 +21,5 @@ uint64_t kiln_stream_id(const kiln_stream *stream);
  * released meanwhile (its work was then finished before it went). */
 kiln_status kiln_stream_record_by_id(kiln_context *ctx, uint64_t id,
                                      kiln_backend_event **out);
-
-/* A barrier before work is queued on `stream` of ctx (NULL: the default
- * stream) or before the host reads device memory: a layer above the
- * runtime that holds recorded, not yet queued work (core/fusion/) sets the
- * hook, which queues that work first, so that results never depend on the
- * recording. kiln_stream_backend calls it; so do host reads that take no
- * stream. NULL hook (the default): nothing to do. */
-typedef kiln_status (*kiln_stream_barrier_fn)(kiln_context *ctx, kiln_stream *stream);
-void kiln_stream_set_barrier(kiln_stream_barrier_fn fn);
-kiln_status kiln_stream_barrier(kiln_context *ctx, kiln_stream *stream);
 
 #endif
