@@ -1,13 +1,14 @@
 """peer_timing: how the bench/*_peers.py scripts time CuPy (imported by
-them; not a benchmark itself)."""
+them; not a benchmark itself). One copy, so every peer script measures the
+same way (fusion, random, reduce, scan, search, sort, stats)."""
 import statistics
 
 
-def cupy_median_ms(cp, f, repeats):
-    """Median device time (ms) of f() between two CUDA events, over
-    `repeats` runs after three unmeasured ones."""
+def cupy_median_ms(cp, f, repeats, warmup=3):
+    """Median device time (ms) of f() between two CUDA events on the current
+    stream, over `repeats` runs after `warmup` unmeasured ones."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(3):
+    for _ in range(warmup):
         f()
     cp.cuda.Device().synchronize()
     ms = []

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers_timing import cuda_median_ms  # noqa: E402
+from peer_timing import cupy_median_ms  # noqa: E402
 
 
 def args():
@@ -51,7 +51,7 @@ def cupy_rows(n, repeats):
     import cupy as cp
 
     def timed(f):
-        return cuda_median_ms(cp, f, repeats)
+        return cupy_median_ms(cp, f, repeats)
 
     gen = cp.random.Generator(cp.random.Philox4x3210(20261127))
     out32 = cp.empty(n, dtype=cp.float32)

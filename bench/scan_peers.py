@@ -9,8 +9,9 @@ sizes and value distribution, to put beside kiln's (docs/scan.md):
 
 Usage: scan_peers.py [n [repeats]]   (defaults 1e8, 20). Needs CuPy 14.
 """
-import statistics
 import sys
+
+from peer_timing import cupy_median_ms
 
 
 def main():
@@ -27,20 +28,9 @@ def main():
     x = ((rng.integers(0, 3, n, dtype=cp.int64) - 1) * 0.5).astype(cp.float32)
     y = cp.empty_like(x)
     mask = x > 0
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
 
     def timed(f):
-        for _ in range(3):
-            f()
-        cp.cuda.Device().synchronize()
-        ms = []
-        for _ in range(repeats):
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, stop))
-        return statistics.median(ms)
+        return cupy_median_ms(cp, f, repeats)
 
     ops = [
         ("copy (reference)", lambda: cp.copyto(y, x)),

@@ -18,6 +18,7 @@ import sys
 import time
 
 import numpy as np
+from peer_timing import cupy_median_ms
 
 
 def problems(xp, n, seed=7):
@@ -52,20 +53,9 @@ def report(title, rows):
 def cupy_times(n, repeats):
     import cupy as cp
 
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
     rows = []
     for name, f in problems(cp, n):
-        for _ in range(3):
-            f()
-        cp.cuda.Device().synchronize()
-        ms = []
-        for _ in range(repeats):
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, stop))
-        rows.append((name, statistics.median(ms)))
+        rows.append((name, cupy_median_ms(cp, f, repeats)))
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     report(f"CuPy {cp.__version__} on {dev}: n {n}, median of {repeats}", rows)
 

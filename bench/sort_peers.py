@@ -18,6 +18,7 @@ import sys
 import time
 
 import numpy as np
+from peer_timing import cupy_median_ms
 
 
 def args():
@@ -58,22 +59,11 @@ def workloads(xp, n, rng):
 def cupy_times(n, repeats):
     import cupy as cp
 
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
     name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"CuPy {cp.__version__} on {name}: n {n}, median of {repeats}")
     print(f"{'operation':30s} {'ms':>10s}")
     for label, f in workloads(cp, n, np.random.default_rng(1)):
-        for _ in range(2):
-            f()
-        cp.cuda.Device().synchronize()
-        ms = []
-        for _ in range(repeats):
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, stop))
-        print(f"{label:30s} {statistics.median(ms):10.3f}")
+        print(f"{label:30s} {cupy_median_ms(cp, f, repeats, warmup=2):10.3f}")
 
 
 def numpy_times(n, repeats):

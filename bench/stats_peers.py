@@ -6,10 +6,10 @@ matrix; device time between CUDA events, median of `repeats` after warm-up.
 Also checks CuPy's results against NumPy's on a small random array.
 Usage: stats_peers.py [n [rows [cols [repeats]]]]. Needs CuPy; NumPy 2.x.
 """
-import statistics
 import sys
 
 import numpy as np
+from peer_timing import cupy_median_ms
 
 
 def main():
@@ -25,20 +25,9 @@ def main():
         return 0
     x = cp.full(n, 0.5, dtype=cp.float32)
     m = cp.full((rows, cols), 0.5, dtype=cp.float32)
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
 
     def timed(f):
-        for _ in range(3):
-            f()
-        cp.cuda.Device().synchronize()
-        ms = []
-        for _ in range(repeats):
-            start.record()
-            f()
-            stop.record()
-            stop.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, stop))
-        return statistics.median(ms)
+        return cupy_median_ms(cp, f, repeats)
 
     ops = [("sum (reference)", lambda: cp.sum(x), 4 * n),
            ("mean", lambda: cp.mean(x), 4 * n),
