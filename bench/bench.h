@@ -38,27 +38,35 @@ static inline double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The one event-timing loop of the benchmarks: the median device time (ms)
+ * of `repeats` runs of run(data), each between two events recorded on the
+ * default stream, after `warmups` unmeasured runs (compiles, plans, pool)
+ * and, when ctx is not NULL, a synchronize of ctx. */
+static inline double bench_events_median_ms(kiln_context *ctx, kiln_event *start,
+                                            kiln_event *stop, int warmups, int repeats,
+                                            void (*run)(void *data), void *data) {
+  for (int w = 0; w < warmups; w++) run(data);
+  if (ctx) BENCH_CHECK(kiln_context_synchronize(ctx));
+  double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
+  if (!ms) exit(1);
+  for (int r = 0; r < repeats; r++) {
+    BENCH_CHECK(kiln_event_record(start, NULL));
+    run(data);
+    BENCH_CHECK(kiln_event_record(stop, NULL));
+    BENCH_CHECK(kiln_event_synchronize(stop));
+    BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[r]));
+  }
+  double median = bench_median(ms, repeats);
+  free(ms);
+  return median;
+}
+
 /* The median device time (ms) of `repeats` runs of run(data), each between
  * two events recorded on the default stream, after two unmeasured runs
  * (compiles, pool). */
 static inline double bench_device_median_ms(kiln_event *start, kiln_event *stop, int repeats,
                                             void (*run)(void *data), void *data) {
-  run(data);
-  run(data);
-  double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
-  if (!ms) exit(1);
-  for (int r = 0; r < repeats; r++) {
-    if (kiln_event_record(start, NULL) != KILN_OK) exit(1);
-    run(data);
-    if (kiln_event_record(stop, NULL) != KILN_OK || kiln_event_synchronize(stop) != KILN_OK ||
-        kiln_event_elapsed_ms(start, stop, &ms[r]) != KILN_OK) {
-      fprintf(stderr, "timing failed: %s\n", kiln_last_error());
-      exit(1);
-    }
-  }
-  double median = bench_median(ms, repeats);
-  free(ms);
-  return median;
+  return bench_events_median_ms(NULL, start, stop, 2, repeats, run, data);
 }
 
 /* The common arguments [n [rows [cols [repeats]]]] (defaults 1e8, 1e6,
@@ -75,26 +83,26 @@ static inline void bench_parse_sizes(int argc, char **argv, const char *name, in
   }
 }
 
+/* run(state, op) as the void (*)(void *) that bench_events_median_ms calls */
+typedef struct bench_op_call {
+  void (*run)(void *state, int op);
+  void *state;
+  int op;
+} bench_op_call;
+
+static inline void bench_run_op_call(void *data) {
+  bench_op_call *c = (bench_op_call *)data;
+  c->run(c->state, c->op);
+}
+
 /* Median device time (ms) of `repeats` calls of run(state, op), each
  * between two events recorded on the default stream, after 3 warm-up
- * calls. */
+ * calls and a synchronize of ctx. */
 static inline double bench_time_events(kiln_context *ctx, kiln_event *start, kiln_event *stop,
                                        int repeats, void (*run)(void *state, int op),
                                        void *state, int op) {
-  for (int w = 0; w < 3; w++) run(state, op);
-  BENCH_CHECK(kiln_context_synchronize(ctx));
-  double *ms = malloc((size_t)repeats * sizeof *ms);
-  if (!ms) exit(1);
-  for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(start, NULL));
-    run(state, op);
-    BENCH_CHECK(kiln_event_record(stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[r]));
-  }
-  double median = bench_median(ms, repeats);
-  free(ms);
-  return median;
+  bench_op_call c = {run, state, op};
+  return bench_events_median_ms(ctx, start, stop, 3, repeats, bench_run_op_call, &c);
 }
 
 #endif

@@ -38,6 +38,17 @@ static kiln_status run(const fft_case *c, const kiln_array *a, kiln_array *out) 
   return kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, out, NULL, NULL);
 }
 
+typedef struct fft_call {
+  const fft_case *c;
+  const kiln_array *a;
+  kiln_array *out;
+} fft_call;
+
+static void run_timed(void *data) {
+  fft_call *f = data;
+  BENCH_CHECK(run(f->c, f->a, f->out));
+}
+
 int main(int argc, char **argv) {
   int full = 0, peers = 1, repeats = 10;
   for (int i = 1; i < argc; i++) {
@@ -70,20 +81,10 @@ int main(int argc, char **argv) {
     if (!strcmp(c->op, "rfft")) BENCH_CHECK(kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
     else if (!strcmp(c->op, "fft2")) BENCH_CHECK(kiln_fft2(a, NULL, NULL, NULL, NULL, NULL, &out));
     else BENCH_CHECK(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
-    BENCH_CHECK(run(c, a, out));
-    BENCH_CHECK(kiln_context_synchronize(ctx));
-    double times[64];
-    int r = repeats < 64 ? repeats : 64;
-    for (int i = 0; i < r; i++) {
-      BENCH_CHECK(kiln_event_record(start, NULL));
-      BENCH_CHECK(run(c, a, out));
-      BENCH_CHECK(kiln_event_record(stop, NULL));
-      BENCH_CHECK(kiln_event_synchronize(stop));
-      double ms = 0;
-      BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms));
-      times[i] = ms;
-    }
-    double ms = bench_median(times, r);
+    /* one more warm-up, then at most 64 timed calls (as before) */
+    fft_call call = {c, a, out};
+    double ms = bench_events_median_ms(ctx, start, stop, 1, repeats < 64 ? repeats : 64,
+                                       run_timed, &call);
     double bytes = (double)kiln_array_nbytes(a) + (double)kiln_array_nbytes(out);
     char label[64];
     if (small)

@@ -59,22 +59,13 @@ static void run(bench *b, op_kind op) {
   }
 }
 
+static void run_op(void *state, int op) { run(state, (op_kind)op); }
+
 static double time_op(bench *b, op_kind op, int repeats) {
   const char *path = op == CUMSUM_LOOKBACK ? "lookback" : op == CUMSUM_RTS ? "reduce-then-scan" : NULL;
   if (path) setenv("KILN_SCAN", path, 1);
-  for (int w = 0; w < 3; w++) run(b, op);
-  BENCH_CHECK(kiln_context_synchronize(b->ctx));
-  double *ms = malloc((size_t)repeats * sizeof *ms);
-  for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(b->start, NULL));
-    run(b, op);
-    BENCH_CHECK(kiln_event_record(b->stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(b->stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
-  }
+  double median = bench_time_events(b->ctx, b->start, b->stop, repeats, run_op, b, (int)op);
   if (path) unsetenv("KILN_SCAN");
-  double median = bench_median(ms, repeats);
-  free(ms);
   return median;
 }
 
