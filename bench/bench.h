@@ -69,6 +69,20 @@ static inline double bench_device_median_ms(kiln_event *start, kiln_event *stop,
   return bench_events_median_ms(NULL, start, stop, 2, repeats, run, data);
 }
 
+/* The arguments [n [repeats]] (n may be written 1e8; defaults 1e8 and
+ * default_repeats); exits 2 with "usage: <usage>" when n < min_n or
+ * repeats < 1. */
+static inline void bench_parse_n_repeats(int argc, char **argv, int64_t min_n,
+                                         int default_repeats, const char *usage, int64_t *n,
+                                         int *repeats) {
+  *n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
+  *repeats = argc > 2 ? atoi(argv[2]) : default_repeats;
+  if (*n < min_n || *repeats < 1) {
+    fprintf(stderr, "usage: %s\n", usage);
+    exit(2);
+  }
+}
+
 /* The common arguments [n [rows [cols [repeats]]]] (defaults 1e8, 1e6,
  * 100, 20); exits 2 with the usage of `name` when one is not positive. */
 static inline void bench_parse_sizes(int argc, char **argv, const char *name, int64_t *n,

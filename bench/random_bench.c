@@ -85,12 +85,9 @@ static double time_op(bench *b, op_kind op, int repeats) {
 }
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
-  int repeats = argc > 2 ? atoi(argv[2]) : 20;
-  if (n < 16 || repeats < 1) {
-    fprintf(stderr, "usage: random_bench [n >= 16 [repeats]]\n");
-    return 2;
-  }
+  int64_t n;
+  int repeats;
+  bench_parse_n_repeats(argc, argv, 16, 20, "random_bench [n >= 16 [repeats]]", &n, &repeats);
   bench b = {0};
   BENCH_CHECK(kiln_context_create(NULL, &b.ctx));
   kiln_device_info info;

@@ -70,12 +70,9 @@ static double time_op(bench *b, op_kind op, int repeats) {
 }
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
-  int repeats = argc > 2 ? atoi(argv[2]) : 20;
-  if (n < 1 || repeats < 1) {
-    fprintf(stderr, "usage: scan_bench [n [repeats]]\n");
-    return 2;
-  }
+  int64_t n;
+  int repeats;
+  bench_parse_n_repeats(argc, argv, 1, 20, "scan_bench [n [repeats]]", &n, &repeats);
   bench b = {0};
   BENCH_CHECK(kiln_context_create(NULL, &b.ctx));
   kiln_device_info info;

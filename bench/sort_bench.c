@@ -86,12 +86,9 @@ static kiln_array *random_array(kiln_context *ctx, kiln_dtype dtype, int ndim,
 }
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
-  int repeats = argc > 2 ? atoi(argv[2]) : 10;
-  if (n < 10000 || repeats < 1) {
-    fprintf(stderr, "usage: sort_bench [n (>= 1e4) [repeats]]\n");
-    return 2;
-  }
+  int64_t n;
+  int repeats;
+  bench_parse_n_repeats(argc, argv, 10000, 10, "sort_bench [n (>= 1e4) [repeats]]", &n, &repeats);
   kiln_context *ctx = NULL;
   kiln_event *start = NULL, *stop = NULL;
   BENCH_CHECK(kiln_context_create(NULL, &ctx));
