@@ -1191,6 +1191,123 @@ static void test_accuracy(kiln_context *ctx) {
   free(x);
 }
 
+/* `out` of another dtype, as NumPy's same_kind casting into out: the
+ * reduction runs in its own dtype and the result is cast into out
+ * (np.add.reduce(int32, out=float64), np.add.reduce(float32, out=float64),
+ * np.maximum.reduce, np.mean(int32, out=float32), np.argmax(out=int32));
+ * unsafe kinds (float -> int, complex -> float, argmax's int64 -> float)
+ * are refused with both dtypes named. */
+static void test_out_casts(kiln_context *ctx) {
+  kiln_device_info info;
+  kiln_context_device_info(ctx, &info);
+  if (!info.has_double) {
+    harness_skip("no float64 on this device: the casts into float64 outputs are not run");
+    return;
+  }
+  enum { R = 7, C = 11 };
+  int64_t shape[2] = {R, C}, cols = C;
+  int32_t xi[R * C];
+  float xf[R * C];
+  harness_fill_random(xi, KILN_INT32, R * C, -1000, 1000);
+  harness_fill_random(xf, KILN_FLOAT32, R * C, -3, 5);
+  for (int i = 0; i < R * C; i++) {
+    if (xi[i] == 0) xi[i] = 7;
+    if (xf[i] == 0) xf[i] = 0.5f;
+  }
+  kiln_ufunc *add = NULL, *maximum = NULL;
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "maximum", &maximum));
+  kiln_reduce_options ax0 = kiln_reduce_axis(0);
+  kiln_operand ini = kiln_operand_host(xi, KILN_INT32, 2, shape, NULL);
+  kiln_operand inf32 = kiln_operand_host(xf, KILN_FLOAT32, 2, shape, NULL);
+  /* int32 sums into a device float64 out (exact: small integers) */
+  kiln_array *o64 = NULL, *f32 = NULL;
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_FLOAT64, 1, &cols, &o64));
+  CHECK_OK(kiln_ufunc_reduce(add, ini, kiln_operand_array(o64), &ax0, NULL));
+  double got[C];
+  CHECK_OK(kiln_array_to_host(o64, got, NULL));
+  for (int c = 0; c < C; c++) {
+    double want = 0;
+    for (int r = 0; r < R; r++) want += xi[r * C + c];
+    CHECK_MSG(got[c] == want, "add.reduce(int32, out=float64)[%d]: %g, reference %g", c, got[c],
+              want);
+  }
+  /* float32 sums computed in float32, then cast: the bits of the float32
+   * result, widened (NumPy's too: the loop runs in the reduction's dtype) */
+  CHECK_OK(kiln_ufunc_reduce(add, inf32, kiln_operand_new(&f32), &ax0, NULL));
+  CHECK_OK(kiln_ufunc_reduce(add, inf32, kiln_operand_array(o64), &ax0, NULL));
+  float narrow[C];
+  if (f32) CHECK_OK(kiln_array_to_host(f32, narrow, NULL));
+  CHECK_OK(kiln_array_to_host(o64, got, NULL));
+  for (int c = 0; c < C && f32; c++) {
+    double ref = 0;
+    for (int r = 0; r < R; r++) ref += xf[r * C + c];
+    CHECK_MSG(got[c] == (double)narrow[c] && fabs(got[c] - ref) <= 1e-5 * (fabs(ref) + 1),
+              "add.reduce(float32, out=float64)[%d]: %.17g, float32 result %.9g, reference %g", c,
+              got[c], narrow[c], ref);
+  }
+  kiln_array_release(f32);
+  /* maximum into host float64 out (exact) */
+  double hmax[C];
+  CHECK_OK(kiln_ufunc_reduce(maximum, inf32, kiln_operand_host_output(hmax, KILN_FLOAT64, 1, &cols,
+                                                                       NULL),
+                             &ax0, NULL));
+  for (int c = 0; c < C; c++) {
+    float m = xf[c];
+    for (int r = 1; r < R; r++) m = xf[r * C + c] > m ? xf[r * C + c] : m;
+    CHECK_MSG(hmax[c] == (double)m, "maximum.reduce(float32, out=float64)[%d]: %g, reference %g",
+              c, hmax[c], (double)m);
+  }
+  /* mean of int32 (float64) into float32: the float64 mean rounded once */
+  float meanf = 0;
+  double mean64 = 0;
+  kiln_reduce_options all = kiln_reduce_all();
+  CHECK_OK(kiln_mean(ctx, ini, kiln_operand_host_output(&mean64, KILN_FLOAT64, 0, NULL, NULL),
+                     &all, NULL));
+  CHECK_OK(kiln_mean(ctx, ini, kiln_operand_host_output(&meanf, KILN_FLOAT32, 0, NULL, NULL), &all,
+                     NULL));
+  CHECK_MSG(meanf == (float)mean64, "mean(int32, out=float32): %.9g, float64 mean %.17g", meanf,
+            mean64);
+  /* argmax into int32 (host) equals the int64 indices */
+  int32_t a32[C];
+  int64_t a64[C];
+  CHECK_OK(kiln_argmax(ctx, inf32, kiln_operand_host_output(a32, KILN_INT32, 1, &cols, NULL), &ax0,
+                       NULL));
+  CHECK_OK(kiln_argmax(ctx, inf32, kiln_operand_host_output(a64, KILN_INT64, 1, &cols, NULL), &ax0,
+                       NULL));
+  for (int c = 0; c < C; c++) {
+    int64_t best = 0;
+    for (int r = 1; r < R; r++) best = xf[r * C + c] > xf[best * C + c] ? r : best;
+    CHECK_MSG(a64[c] == best && a32[c] == best, "argmax[%d]: int64 %lld, int32 %d, reference %lld",
+              c, (long long)a64[c], a32[c], (long long)best);
+  }
+  /* unsafe kinds refused, naming both dtypes */
+  int32_t i32[C];
+  CHECK_STATUS(kiln_ufunc_reduce(add, inf32,
+                                 kiln_operand_host_output(i32, KILN_INT32, 1, &cols, NULL), &ax0,
+                                 NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("the output is int32, but the result is float32");
+  float c64[2 * R * C], f1[C];
+  for (int i = 0; i < 2 * R * C; i++) c64[i] = (float)(i % 5 + 1);
+  CHECK_STATUS(kiln_ufunc_reduce(add, kiln_operand_host(c64, KILN_COMPLEX64, 2, shape, NULL),
+                                 kiln_operand_host_output(f1, KILN_FLOAT32, 1, &cols, NULL), &ax0,
+                                 NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("the output is float32, but the result is complex64");
+  CHECK_STATUS(kiln_argmax(ctx, inf32, kiln_operand_array(o64), &ax0, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("argmax: the output is float64, but the indices are int64");
+  int32_t mi = 0;
+  CHECK_STATUS(kiln_mean(ctx, ini, kiln_operand_host_output(&mi, KILN_INT32, 0, NULL, NULL), &all,
+                         NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("int32");
+  kiln_array_release(o64);
+  kiln_ufunc_release(maximum);
+  kiln_ufunc_release(add);
+}
+
 static const harness_test tests[] = {
     {"conformance_every_axis_combination", test_every_axis_combination},
     {"conformance_dtypes", test_dtypes},
@@ -1209,6 +1326,7 @@ static const harness_test tests[] = {
     {"reproducible_scan", test_reproducible_scan},
     {"reproducible_layouts", test_reproducible_layouts},
     {"conformance_accuracy", test_accuracy},
+    {"conformance_out_casts", test_out_casts},
     {0}};
 
 /* Built twice (tests/reduce.cmake): REDUCE_GROUP picks the tests run

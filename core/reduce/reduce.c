@@ -838,6 +838,19 @@ static kiln_status arg_reduce(kiln_context *ctx, int sign, kiln_operand input, k
                           "%s: not implemented for %s input (NumPy orders complex values "
                           "lexicographically; kiln's arg reductions compare real values only)",
                           what, kiln_dtype_name(in));
+  /* NumPy casts the int64 indices into `out` only to an integer dtype
+   * (np.argmax(a, out=float64 array) raises): same_kind alone would let a
+   * float out through. The shape and the rest are checked with the output. */
+  kiln_dtype out_dtype = output.kind == KILN_OPERAND_ARRAY && output.value.array
+                             ? kiln_array_dtype(output.value.array)
+                         : output.kind == KILN_OPERAND_HOST ? output.dtype
+                                                            : KILN_INT64;
+  if (out_dtype == KILN_BOOL || kiln_dtype_is_float(out_dtype) ||
+      kiln_dtype_is_complex(out_dtype))
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the output is %s, but the indices are int64, which cast to it "
+                          "only unsafely (an integer output is needed)",
+                          what, kiln_dtype_name(out_dtype));
   char empty[64];
   snprintf(empty, sizeof empty, "attempt to get %s of an empty sequence", what);
   reduce_job job = {.ctx = ctx,

@@ -145,9 +145,10 @@ KILN_API void kiln_reduction_release(kiln_reduction *reduction);
 /* On ctx (the input's, for device arrays), the index (int64) of the largest (argmax) or smallest
  * (argmin) element over one axis (options->naxes == 1) or all (NULL or all_axes: the flat C-order
  * index), as NumPy's: the first index on ties, the first NaN wins.
- * Output as kiln_ufunc_reduce (int64 or a dtype it casts to same_kind).
+ * Output as kiln_ufunc_reduce, of int64 or another integer dtype (the indices cast into it).
  * Errors: INVALID_ARGUMENT (empty extent: "attempt to get argmax of an
- * empty sequence", more than one axis, bad axis). */
+ * empty sequence", more than one axis, bad axis, an output of a bool,
+ * float or complex dtype: the indices cast only into integers). */
 KILN_API kiln_status kiln_argmax(kiln_context *ctx, kiln_operand input, kiln_operand output,
                                  const kiln_reduce_options *options, kiln_stream *stream);
 KILN_API kiln_status kiln_argmin(kiln_context *ctx, kiln_operand input, kiln_operand output,
