@@ -157,7 +157,7 @@ static void test_put(kiln_context *ctx) {
     kiln_index_mode mode = (kiln_index_mode)(t % 3);
     char *a = random_data(d, n), *v = random_data(d, nv), *want = malloc((size_t)n * item);
     memcpy(want, a, (size_t)n * item);
-    /* distinct targets (a repeated index keeps an unspecified value) */
+    /* mostly distinct targets (test_put_last_wins has many repeats) */
     int64_t *perm = malloc((size_t)n * sizeof *perm), *idx = malloc((size_t)ni * sizeof *idx);
     for (int64_t i = 0; i < n; i++) perm[i] = i;
     for (int64_t i = n - 1; i > 0; i--) {
@@ -216,6 +216,83 @@ static void test_put(kiln_context *ctx) {
                         KILN_INDEX_RAISE, NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("read-only");
+}
+
+/* Many sources onto few targets (clip and wrap fold them; raise repeats
+ * explicitly): NumPy keeps the last value in index order. Work-items run
+ * in no order on a GPU, so without move.kl's claim pass this differs
+ * there; the reference is the plain sequential loop. Sizes: one target,
+ * a prime, a source of several work-groups; device and host arrays, a
+ * stream, 1- to 16-byte elements. */
+static void test_put_last_wins(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_UINT8, KILN_UINT64, KILN_FLOAT32, KILN_COMPLEX128, KILN_INT16};
+  const int64_t sizes[] = {1, 7, 13};
+  const int64_t counts[] = {4099, 65537, 300};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  for (int t = 0; t < 5; t++) {
+    kiln_dtype d = dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    for (int m = 0; m < 3; m++) {
+      kiln_index_mode mode = (kiln_index_mode)m;
+      int64_t n = sizes[(t + m) % 3], ni = counts[(t + 2 * m) % 3], nv = t % 2 ? ni : 1021;
+      char *a = random_data(d, n), *v = random_data(d, nv), *want = malloc((size_t)n * item);
+      int64_t *idx = random_indices(ni, n, mode); /* raise: in [-n, n), repeated */
+      memcpy(want, a, (size_t)n * item);
+      for (int64_t k = 0; k < ni; k++)
+        memcpy(want + resolve(idx[k], n, mode) * (int64_t)item, v + (k % nv) * (int64_t)item,
+               item);
+      if (m == 1) { /* a device array on a stream */
+        kiln_array *av = NULL;
+        REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
+        CHECK_OK(kiln_put(ctx, kiln_operand_array(av),
+                          kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                          kiln_operand_host(v, d, 1, &nv, NULL), mode, stream));
+        CHECK_OK(kiln_stream_synchronize(ctx, stream));
+        CHECK_OK(kiln_array_to_host(av, a, NULL));
+        kiln_array_release(av);
+      } else {
+        CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL),
+                          kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                          kiln_operand_host(v, d, 1, &nv, NULL), mode, NULL));
+      }
+      CHECK_MSG(memcmp(a, want, (size_t)n * item) == 0,
+                "put %s mode %d, %lld indices onto %lld elements: not the last value",
+                kiln_dtype_name(d), m, (long long)ni, (long long)n);
+      free(idx);
+      free(a);
+      free(v);
+      free(want);
+    }
+  }
+  /* put_along_axis: (6, 5) float64, 2000 indices per row along axis 1
+   * (negative ones too), and along axis 0 from a (3000, 5) block */
+  int64_t shape[2] = {6, 5}, ishape[2] = {6, 2000}, jshape[2] = {3000, 5};
+  for (int axis = 0; axis < 2; axis++) {
+    const int64_t *is = axis ? ishape : jshape;
+    int64_t count = is[0] * is[1];
+    double *a = random_data(KILN_FLOAT64, 30), *v = random_data(KILN_FLOAT64, count), want[30];
+    int64_t *idx = random_indices(count, shape[axis], KILN_INDEX_RAISE);
+    memcpy(want, a, sizeof want);
+    for (int64_t e = 0; e < count; e++) {
+      int64_t r = e / is[1], c = e % is[1], j = resolve(idx[e], shape[axis], KILN_INDEX_RAISE);
+      want[axis ? r * 5 + j : j * 5 + c] = v[e];
+    }
+    kiln_array *dev = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT64, 2, shape, NULL, a, &dev));
+    CHECK_OK(kiln_put_along_axis(ctx, kiln_operand_array(dev),
+                                 kiln_operand_host(idx, KILN_INT64, 2, is, NULL),
+                                 kiln_operand_host(v, KILN_FLOAT64, 2, is, NULL), axis, stream));
+    CHECK_OK(kiln_stream_synchronize(ctx, stream));
+    CHECK_OK(kiln_array_to_host(dev, a, NULL));
+    CHECK_MSG(memcmp(a, want, sizeof want) == 0, "put_along_axis axis %d: not the last value",
+              axis);
+    kiln_array_release(dev);
+    free(idx);
+    free(a);
+    free(v);
+  }
+  kiln_stream_release(stream);
 }
 
 /* ---- along an axis --------------------------------------------------------------- */
@@ -448,6 +525,7 @@ static const harness_test tests[] = {
     {"take_axis", test_take_axis},
     {"take_bad_input", test_take_bad_input},
     {"put", test_put},
+    {"put_last_wins", test_put_last_wins},
     {"take_along_axis", test_take_along_axis},
     {"put_along_axis", test_put_along_axis},
     {"mask_select", test_mask_select},

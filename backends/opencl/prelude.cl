@@ -82,6 +82,11 @@ KILN_DEVICE int32_t kiln_atomic_add_local_i32(volatile __local int32_t *p, int32
 KILN_DEVICE uint32_t kiln_atomic_add_local_u32(volatile __local uint32_t *p, uint32_t v) {
   return atomic_add(p, v);
 }
+/* the larger of *p and v into *p (put's last-wins claim, kernels/builtin/move.kl):
+ * OpenCL 1.1 core for 32 bits, where 64-bit atom_max needs an extension */
+KILN_DEVICE int32_t kiln_atomic_max_i32(volatile __global int32_t *p, int32_t v) {
+  return atomic_max(p, v);
+}
 
 /* OpenCL 1.2 has no float atomics: compare-and-swap on the bits until no
  * other work-item changed the value in between. One definition for each

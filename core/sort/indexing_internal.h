@@ -152,10 +152,13 @@ void kiln_ix_number_defines(const char *prefix, kiln_dtype dtype, kiln_strbuf *o
 
 /* a.flat[indices[k]] = values[k % values->size] for every k (move.kl's
  * kiln_put_flat; core/sort/take.c): all contiguous, values of a's dtype,
- * indices int64 resolved by mode (checked before for RAISE). */
+ * indices int64 resolved by mode (checked before for RAISE). A repeated
+ * target keeps the value of its last k, as NumPy, on every device (an
+ * atomic claim pass first); unique: the caller knows the targets are
+ * distinct (mask positions), and the claim is skipped. */
 kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
                              const kiln_array *indices, const kiln_array *values,
-                             kiln_index_mode mode);
+                             kiln_index_mode mode, int unique);
 
 /* Appends the source of a template: the KILN_IX_AT macro, the defines,
  * the template's text. */

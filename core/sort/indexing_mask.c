@@ -136,7 +136,7 @@ static kiln_status mask_assign(kiln_context *ctx, kiln_operand a_operand, kiln_o
                           what, (long long)v->size, (long long)selected, (long long)inner,
                           (long long)selected);
   KILN_RETURN_IF_ERROR(
-      kiln_ix_put_flat(ctx, stream, a, st->positions, v, KILN_INDEX_RAISE));
+      kiln_ix_put_flat(ctx, stream, a, st->positions, v, KILN_INDEX_RAISE, 1)); /* distinct */
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
 

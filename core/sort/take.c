@@ -138,17 +138,61 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
 
 /* ---- put --------------------------------------------------------------------------- */
 
+/* Source positions per claim chunk: below 2^31, so the winner of a
+ * target (move.kl) fits an int32 and OpenCL 1.2's core atomic_max serves
+ * (its 64-bit atom_max is an extension that devices may lack). */
+#define CLAIM_CHUNK ((int64_t)1 << 30)
+
+/* Scatters n source positions into a with move.kl's `write` entry
+ * (a, indices, values, winner, claimed, params..., first), keeping
+ * NumPy's last value where targets repeat: per chunk of positions, an
+ * int32 winner array of a's size is filled with -1 and `claim` (winner,
+ * indices, params..., first) takes each target's largest position; then
+ * only that one writes. unique (targets known distinct): one write pass,
+ * no claim. */
+static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
+                           const kiln_array *indices, const kiln_array *values, int64_t n,
+                           const char *claim, const char *write, int nparams,
+                           const int64_t *params, int unique) {
+  kiln_array *winner = NULL;
+  kiln_status status = KILN_OK;
+  if (!unique) {
+    status = kiln_array_alloc(ctx, KILN_INT32, 1, &a->size, &winner);
+    const kiln_array *used[1] = {winner};
+    if (status == KILN_OK) status = kiln_ix_use_on_stream(stream, 1, used);
+  }
+  static const int32_t unclaimed = -1;
+  for (int64_t first = 0; status == KILN_OK && first < n; first += CLAIM_CHUNK) {
+    int64_t chunk = n - first < CLAIM_CHUNK ? n - first : CLAIM_CHUNK;
+    if (!unique) {
+      status = kiln_ew_fill_on(winner, &unclaimed, stream);
+      kiln_ix_args args = {0};
+      kiln_ix_arg_array(&args, winner);
+      kiln_ix_arg_array(&args, indices);
+      for (int p = 0; p < nparams; p++) kiln_ix_arg_int(&args, params[p]);
+      kiln_ix_arg_int(&args, first);
+      if (status == KILN_OK) status = move(ctx, stream, a->dtype, claim, chunk, &args);
+    }
+    kiln_ix_args args = {0};
+    kiln_ix_arg_array(&args, a);
+    kiln_ix_arg_array(&args, indices);
+    kiln_ix_arg_array(&args, values);
+    kiln_ix_arg_array(&args, unique ? indices : winner); /* not read when unique */
+    kiln_ix_arg_int(&args, !unique);
+    for (int p = 0; p < nparams; p++) kiln_ix_arg_int(&args, params[p]);
+    kiln_ix_arg_int(&args, first);
+    if (status == KILN_OK) status = move(ctx, stream, a->dtype, write, chunk, &args);
+  }
+  kiln_array_release(winner);
+  return status;
+}
+
 kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
                              const kiln_array *indices, const kiln_array *values,
-                             kiln_index_mode mode) {
-  kiln_ix_args args = {0};
-  kiln_ix_arg_array(&args, a);
-  kiln_ix_arg_array(&args, indices);
-  kiln_ix_arg_array(&args, values);
-  kiln_ix_arg_int(&args, a->size);
-  kiln_ix_arg_int(&args, values->size);
-  kiln_ix_arg_int(&args, mode);
-  return move(ctx, stream, a->dtype, "kiln_put_flat", indices->size, &args);
+                             kiln_index_mode mode, int unique) {
+  const int64_t params[3] = {a->size, values->size, mode};
+  return scatter(ctx, stream, a, indices, values, indices->size, "kiln_put_flat_claim",
+                 "kiln_put_flat", 3, params, unique || indices->size == 1);
 }
 
 static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand indices,
@@ -168,7 +212,7 @@ static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand i
                           "%s: cannot replace elements of an empty array", what);
   if (mode == KILN_INDEX_RAISE)
     KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, a->size, 0));
-  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode));
+  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode, 0));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
 
@@ -294,15 +338,10 @@ static kiln_status put_along(kiln_context *ctx, kiln_operand a_operand, kiln_ope
                              what);
   int64_t extent = a->shape[axis];
   KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis));
-  kiln_ix_args args = {0};
-  kiln_ix_arg_array(&args, a);
-  kiln_ix_arg_array(&args, idx);
-  kiln_ix_arg_array(&args, v);
-  kiln_ix_arg_int(&args, shape[axis]);
-  kiln_ix_arg_int(&args, extent);
-  kiln_ix_arg_int(&args, product(axis + 1, a->ndim, shape));
-  kiln_ix_arg_int(&args, KILN_INDEX_RAISE);
-  KILN_RETURN_IF_ERROR(move(ctx, stream, a->dtype, "kiln_put_along", idx->size, &args));
+  const int64_t params[4] = {shape[axis], extent, product(axis + 1, a->ndim, shape),
+                             KILN_INDEX_RAISE};
+  KILN_RETURN_IF_ERROR(scatter(ctx, stream, a, idx, v, idx->size, "kiln_put_along_claim",
+                               "kiln_put_along", 4, params, idx->size == 1));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
 

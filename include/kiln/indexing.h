@@ -51,8 +51,9 @@ KILN_API kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand i
 /* numpy.put(a, indices, values, mode): a.flat[indices[k]] = values[k],
  * values (any shape, flattened, cast to a's dtype) repeated when shorter
  * than indices. `a`: a device array or writable host memory, changed in
- * place. Where an index repeats, NumPy keeps the last value; kiln keeps one
- * of them, which one unspecified (as CuPy). An empty values with indices
+ * place. Where a target repeats (an index twice, or several clipped or
+ * wrapped onto one), the last value in index order wins, as NumPy, on
+ * every device. An empty values with indices
  * is an error. Errors: INVALID_ARGUMENT (a not writable, dtypes, empty
  * values), OUT_OF_RANGE (mode RAISE, naming the index). */
 KILN_API kiln_status kiln_put(kiln_context *ctx, kiln_operand a, kiln_operand indices,
@@ -71,8 +72,8 @@ KILN_API kiln_status kiln_take_along_axis(kiln_context *ctx, kiln_operand a, kil
 /* numpy.put_along_axis(a, indices, values, axis): a[..., indices[..., k,
  * ...], ...] = values[..., k, ...], values broadcast to indices' shape
  * (after indices broadcast against a's other dims: their shapes must
- * then equal a's there). Repeated targets keep one value, which one
- * unspecified. `a` is changed in place (device array or writable host
+ * then equal a's there). A repeated target keeps the last value in
+ * index order, as NumPy. `a` is changed in place (device array or writable host
  * memory). Errors as kiln_take_along_axis. */
 KILN_API kiln_status kiln_put_along_axis(kiln_context *ctx, kiln_operand a, kiln_operand indices,
                                          kiln_operand values, int axis, kiln_stream *stream);
