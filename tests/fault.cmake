@@ -3,8 +3,21 @@
 # it under ASan + UBSan + LSan on PoCL). kiln's own allocations are routed
 # through tests/fault/fault_alloc.c by the linker's --wrap.
 if(KILN_FAULT_INJECTION)
+  # The sweep is long under ASan (each scenario runs once per injected
+  # fault): fault.<backend> runs the first scenarios and the totals, the
+  # later ones run as tests of their own (fault_<group>.<backend>), so ctest
+  # spreads them over the cores and each has its own timeout.
   kiln_conformance_test(fault SOURCES fault/test_fault.c fault/fault_alloc.c INTERNAL
-                        LABELS fault)
+                        LABELS fault
+                        ARGS "arrays,kernel,ufunc_device,ufunc_host,streams,memory,gufunc,matmul,reduce,interop,totals")
+  foreach(group "random,fft,fusion" "stats,scan_line,permutation" "sort" "search")
+    string(REPLACE "," "_" name "${group}")
+    foreach(b ${KILN_TEST_BACKENDS})
+      add_test(NAME fault_${name}.${b} COMMAND test_fault ${group})
+      set_tests_properties(fault_${name}.${b} PROPERTIES SKIP_RETURN_CODE 77
+        LABELS "backend=${b};fault" ENVIRONMENT "KILN_BACKEND=${b}")
+    endforeach()
+  endforeach()
   target_compile_definitions(test_fault PRIVATE KILN_FAULT_INJECTION)
   target_include_directories(test_fault SYSTEM PRIVATE ${KILN_DLPACK_INCLUDE_DIR})
   target_link_options(test_fault PRIVATE -Wl,--wrap=malloc -Wl,--wrap=calloc

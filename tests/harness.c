@@ -180,8 +180,24 @@ kiln_kernel *harness_kernel(kiln_context *ctx, const char *file, const char *ent
   return kernel;
 }
 
+/* Does `name` contain the first `len` characters of `word`? */
+static int contains_prefix_of(const char *name, const char *word, size_t len) {
+  for (const char *at = name; *at; at++)
+    if (strncmp(at, word, len) == 0) return 1;
+  return 0;
+}
+
+/* filter: one word, or words separated by commas (the fault sweep's
+ * groups); a test runs when its name contains any of them */
 static int name_matches(const char *name, const char *filter) {
-  return !filter || strstr(name, filter) != NULL;
+  if (!filter) return 1;
+  for (const char *word = filter; *word;) {
+    size_t len = strcspn(word, ",");
+    if (len > 0 && contains_prefix_of(name, word, len)) return 1;
+    word += len;
+    if (*word == ',') word++;
+  }
+  return 0;
 }
 
 static int run_tests(int argc, char **argv, const harness_test *tests, kiln_context *ctx) {
