@@ -11,7 +11,8 @@ echo "== kiln-info"
 "$build/tools/kiln-info"
 for example in add_kernel monte_carlo_pi gaussian_pdf polar_distance zero_suppress \
                hidden_layer cartesian_to_polar gufunc_polar gufunc_average gufunc_l2_norm \
-               matmul reduce_sum reduce_monte_carlo_pi random_weights; do
+               matmul reduce_sum reduce_monte_carlo_pi random_weights waveform_peaks \
+               sort_histogram search_histogram fft_filter; do
   if [ -x "$build/examples/$example" ]; then
     echo "== $example"
     "$build/examples/$example"
