@@ -9,8 +9,8 @@
 #include "core/runtime/log.h"
 
 #define ROW (KILN_SCAN_ITEMS + 1) /* padded: lanes hit different banks */
-#define WINDOW 32                 /* tiles one look-back step reads at once */
-#define HELD 64                   /* aggregates a look-back holds, at most */
+#define WINDOW KILN_SCAN_LANES    /* tiles one look-back step reads at once */
+#define CHUNK 16                  /* flags one lane checks in a look-back step */
 #define STATE_HEAD 16             /* uint32 before the flags: the tile counter */
 
 /* ---- the path ---------------------------------------------------------------------- */
@@ -105,8 +105,20 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
                       r->entry, acc, acc, acc);
 }
 
-/* Publishes this tile's aggregate, finds P_t by looking back (lane 0 folds
- * what the window lanes read), publishes I_t; P_t ends in pre[0]. */
+/* Publishes this tile's aggregate, finds P_t by looking back, publishes
+ * I_t; P_t ends in pre[0]. Two steps, each with every lane at work:
+ * 1. find the nearest tile j < t whose inclusive prefix is out, every tile
+ *    between having published its aggregate: the lanes read WINDOW flags
+ *    at once, chunks of CHUNK lanes find their first flag that is not
+ *    "aggregate only", lane 0 the first chunk that has one (a flag still 0
+ *    makes the next round start there: wait for that tile);
+ * 2. fold I_j op A_{j+1} op ... op A_{t-1} left to right: the lanes load
+ *    WINDOW aggregates at once, lane 0 folds them in order.
+ * The fold never waits on an inclusive prefix further than its own
+ * distance, so no chain of tiles waits on each other (the old form held 64
+ * aggregates and then waited for an inclusive prefix: the tiles then
+ * advanced 64 at a time, one look-back latency each). Reads after a flag go
+ * through a fence in the reading work-item, as the writes before it. */
 static void lookback_source(const char *acc, kiln_strbuf *b) {
   kiln_strbuf_appendf(
       b,
@@ -118,49 +130,71 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "    flag[t] = t == 0 ? 2u : 1u;\n"
       "  }\n"
       "  if (t > 0) {\n"
-      "    if (lid == 0) { cursor[0] = t - 1; cursor[1] = 0; cursor[2] = 0; }\n"
+      "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
+      "    if (lid == 0) { cursor[0] = t; cursor[1] = -1; }\n"
       "    kiln_barrier();\n"
-      "    int nw = ls < %d ? ls : %d;\n"
-      "    while (cursor[2] == 0) {\n"
-      "      int64_t j0 = cursor[0];\n"
+      "    while (cursor[1] < 0) {\n"
+      "      int64_t hi = cursor[0];\n"
       "      if (lid < nw) {\n"
-      "        int64_t j = j0 - lid;\n"
-      "        uint32_t f = j >= 0 ? flag[j] : 0u;\n"
-      "        if (f != 0u) {\n"
-      "          kiln_fence();\n"
-      "          seen[lid] = f == 2u ? inc[j] : agg[j];\n"
-      "        }\n"
-      "        seenf[lid] = f;\n"
+      "        int64_t j = hi - 1 - lid;\n"
+      "        seenf[lid] = j >= 0 ? flag[j] : 2u;\n"
+      "      }\n"
+      "      kiln_barrier();\n"
+      "      if (lid < nc) {\n"
+      "        int k = lid * %d, e = k + %d < nw ? k + %d : nw;\n"
+      "        while (k < e && seenf[k] == 1u) k++;\n"
+      "        firsts[lid] = k;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid == 0) {\n"
-      "        int64_t c = cursor[1];\n"
-      "        int i = 0;\n"
-      "        for (; i < nw; i++) {\n"
-      "          uint32_t f = seenf[i];\n"
-      "          if (f == 0u) break;\n"
-      "          if (f == 2u) {\n"
-      "            %s p = seen[i];\n"
-      "            for (int64_t m = c - 1; m >= 0; m--) p = kiln_rt_combine(p, held[m]);\n"
-      "            pre[0] = p;\n"
-      "            cursor[2] = 1;\n"
-      "            break;\n"
-      "          }\n"
-      "          if (c == %d) break; /* full: wait for this tile's inclusive prefix */\n"
-      "          held[c++] = seen[i];\n"
-      "        }\n"
-      "        cursor[0] = j0 - i;\n"
-      "        cursor[1] = c;\n"
-      "        if (cursor[2]) {\n"
-      "          inc[t] = kiln_rt_combine(pre[0], total);\n"
-      "          kiln_fence();\n"
-      "          flag[t] = 2u;\n"
-      "        }\n"
+      "        int c = 0;\n"
+      "        while (c < nc && firsts[c] == (c + 1) * %d) c++;\n"
+      "        int i = c < nc ? firsts[c] : nw;\n"
+      "        if (i > nw) i = nw;\n"
+      "        if (i < nw && seenf[i] == 2u) cursor[1] = hi - 1 - i;\n"
+      "        else cursor[0] = hi - i;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "    }\n"
+      "    int64_t j = cursor[1];\n"
+      "    for (int64_t m0 = j + 1; m0 < t; m0 += nw) {\n"
+      "      int cnt = t - m0 < nw ? (int)(t - m0) : nw;\n"
+      "      if (lid < cnt) {\n"
+      "        uint32_t f = flag[m0 + lid];\n"
+      "        kiln_fence();\n"
+      "        seen[lid] = agg[m0 + lid];\n"
+      "        (void)f;\n"
+      "      }\n"
+      "      kiln_barrier();\n"
+      "      if (lid == 0) {\n"
+      "        %s p;\n"
+      "        if (m0 == j + 1) {\n"
+      "          uint32_t f = flag[j];\n"
+      "          kiln_fence();\n"
+      "          p = inc[j];\n"
+      "          (void)f;\n"
+      "        } else {\n"
+      "          p = pre[0];\n"
+      "        }\n"
+      "        for (int i = 0; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
+      "        pre[0] = p;\n"
+      "      }\n"
+      "      kiln_barrier();\n"
+      "    }\n"
+      "    if (lid == 0) {\n"
+      "      if (j + 1 == t) {\n"
+      "        uint32_t f = flag[j];\n"
+      "        kiln_fence();\n"
+      "        pre[0] = inc[j];\n"
+      "        (void)f;\n"
+      "      }\n"
+      "      inc[t] = kiln_rt_combine(pre[0], total);\n"
+      "      kiln_fence();\n"
+      "      flag[t] = 2u;\n"
+      "    }\n"
+      "    kiln_barrier();\n"
       "  }\n",
-      STATE_HEAD, acc, WINDOW, WINDOW, acc, HELD);
+      STATE_HEAD, acc, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc);
 }
 
 static void line_source(const line_request *r, kiln_strbuf *b) {
@@ -187,11 +221,11 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                       acc, r->direct ? 1 : KILN_SCAN_LANES * ROW, acc, 2 * KILN_SCAN_LANES, acc);
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_appendf(b,
-                        "  KILN_LOCAL_ARRAY(%s, held, %d);\n"
                         "  KILN_LOCAL_ARRAY(%s, seen, %d);\n"
                         "  KILN_LOCAL_ARRAY(uint32_t, seenf, %d);\n"
+                        "  KILN_LOCAL_ARRAY(int, firsts, %d);\n"
                         "  KILN_LOCAL_ARRAY(int64_t, cursor, 4);\n",
-                        acc, HELD, acc, WINDOW, WINDOW);
+                        acc, WINDOW, WINDOW, (WINDOW + CHUNK - 1) / CHUNK);
   kiln_strbuf_append(b, "  int lid = (int)kiln_local_id(0), ls = (int)kiln_local_size(0);\n");
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_append(b,
@@ -423,9 +457,9 @@ static line_view view_of(const kiln_array *a) {
 
 /* Local memory a staged tile needs (buf, lanes, look-back). */
 static uint64_t staged_bytes(kiln_dtype acc) {
-  return (uint64_t)(KILN_SCAN_LANES * ROW + 2 * KILN_SCAN_LANES + 1 + HELD + WINDOW) *
+  return (uint64_t)(KILN_SCAN_LANES * ROW + 2 * KILN_SCAN_LANES + 1 + WINDOW) *
              kiln_dtype_size(acc) +
-         WINDOW * 4 + 64;
+         WINDOW * 4 + (WINDOW + CHUNK - 1) / CHUNK * 4 + 64;
 }
 
 typedef struct line_plan {
