@@ -86,6 +86,8 @@ typedef struct line_request {
   const kiln_scan_line_job *job;
   kiln_dtype in, acc, out; /* out: the stored dtype (data's for COMPACT) */
   int mode, direct;
+  int unit; /* every stride is 1: the generated kernel says so (constant
+             * index math, fewer instructions per element) */
   char entry[96];
 } line_request;
 
@@ -110,8 +112,11 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  * 1. find the nearest tile j < t whose inclusive prefix is out, every tile
  *    between having published its aggregate: the lanes read WINDOW flags
  *    at once, chunks of CHUNK lanes find their first flag that is not
- *    "aggregate only", lane 0 the first chunk that has one (a flag still 0
- *    makes the next round start there: wait for that tile);
+ *    "aggregate only", lane 0 the first chunk that has one. Where a tile
+ *    has published nothing yet, lane 0 alone spins on its flag while the
+ *    others wait at the barrier (spinning work-groups would take the
+ *    issue slots of the tiles still loading), then the next round starts
+ *    there;
  * 2. fold I_j op A_{j+1} op ... op A_{t-1} left to right: the lanes load
  *    WINDOW aggregates at once, lane 0 folds them in order.
  * The fold never waits on an inclusive prefix further than its own
@@ -131,7 +136,11 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "  }\n"
       "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
-      "    if (lid == 0) { cursor[0] = t; cursor[1] = -1; }\n"
+      "    if (lid == 0) {\n"
+      "      while (flag[t - 1] == 0u) {}\n"
+      "      cursor[0] = t;\n"
+      "      cursor[1] = -1;\n"
+      "    }\n"
       "    kiln_barrier();\n"
       "    while (cursor[1] < 0) {\n"
       "      int64_t hi = cursor[0];\n"
@@ -151,8 +160,12 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "        while (c < nc && firsts[c] == (c + 1) * %d) c++;\n"
       "        int i = c < nc ? firsts[c] : nw;\n"
       "        if (i > nw) i = nw;\n"
-      "        if (i < nw && seenf[i] == 2u) cursor[1] = hi - 1 - i;\n"
-      "        else cursor[0] = hi - i;\n"
+      "        if (i < nw && seenf[i] == 2u) {\n"
+      "          cursor[1] = hi - 1 - i;\n"
+      "        } else {\n"
+      "          if (i < nw) while (flag[hi - 1 - i] == 0u) {}\n"
+      "          cursor[0] = hi - i;\n"
+      "        }\n"
       "      }\n"
       "      kiln_barrier();\n"
       "    }\n"
@@ -227,6 +240,9 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                         "  KILN_LOCAL_ARRAY(int64_t, cursor, 4);\n",
                         acc, WINDOW, WINDOW, (WINDOW + CHUNK - 1) / CHUNK);
   kiln_strbuf_append(b, "  int lid = (int)kiln_local_id(0), ls = (int)kiln_local_size(0);\n");
+  if (r->unit)
+    kiln_strbuf_append(b, kind == KILN_SCAN_LINE_COMPACT ? "  pr = 1; qr = 1; xr = 1;\n"
+                                                         : "  pr = 1; qr = 1;\n");
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_append(b,
                        "  if (lid == 0) cursor[3] = (int64_t)kiln_atomic_add_u32(st + ost, 1u);\n"
@@ -410,8 +426,8 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
-                      (int)job->kind, job->exclusive, r->direct, job->ndim, (int)r->in,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
+                      (int)job->kind, job->exclusive, r->direct, r->unit, job->ndim, (int)r->in,
                       (int)r->acc, (int)r->out);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
@@ -585,6 +601,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   uint64_t local = ctx->info.local_memory ? ctx->info.local_memory : 48 * 1024;
   if (local > 48 * 1024) local = 48 * 1024;
   r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc) > local;
+  r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
+           (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
