@@ -8,7 +8,12 @@
  * KILN_CHECK_TARGETS (comma list: sm_80,sm_90 / gfx90a,gfx1030), and by
  * hand KILN_CHECK_ONLY=text: only the sources whose name contains text
  * (for instance "gemm" while working on it); KILN_CHECK_FIRST_TARGET=1
- * (CI's setting, .ci/run): only the list's first target. When the
+ * (CI's setting, .ci/run): only the list's first target;
+ * KILN_CHECK_SAMPLE=k[:offset] (CI's setting: k=3, the offset drawn from
+ * the commit as numpy_diff's seed, so that consecutive commits cover
+ * different thirds): only the sources whose catalog index i has
+ * (i + offset) % k == 0; the GPU runs and developers leave it unset and
+ * compile every source. When the
  * compiler library is missing the program exits 77 (SKIPPED) with the
  * reason. */
 #include <dirent.h>
@@ -63,12 +68,29 @@ static void test_compile_everything(kiln_context *unused) {
   snprintf(list, sizeof list, "%s", targets);
   const char *first_only = getenv("KILN_CHECK_FIRST_TARGET");
   if (first_only && strcmp(first_only, "1") == 0) list[strcspn(list, ",")] = '\0';
+  int every = 1;
+  unsigned long offset = 0;
+  const char *sample = getenv("KILN_CHECK_SAMPLE");
+  if (sample && *sample) {
+    char *end = NULL;
+    long k = strtol(sample, &end, 10);
+    if (*end == ':') offset = strtoul(end + 1, &end, 10);
+    if (k < 1 || *end) {
+      harness_fail(__FILE__, __LINE__, "KILN_CHECK_SAMPLE='%s': expected k or k:offset", sample);
+      kiln_catalog_free(&catalog);
+      return;
+    }
+    every = (int)k;
+  }
+  int considered = 0;
   char shown[256];
   snprintf(shown, sizeof shown, "%s", list); /* strtok_r cuts list up */
   for (char *save = NULL, *target = strtok_r(list, ",", &save); target;
        target = strtok_r(NULL, ",", &save)) {
     for (int i = 0; i < catalog.count; i++) {
       if (only && !strstr(catalog.entries[i].name, only)) continue;
+      considered++;
+      if (((unsigned long)i + offset) % (unsigned long)every != 0) continue;
       char *full = NULL, *log = NULL;
       size_t size = 0;
       CHECK_OK(kiln_source_compose(ops, catalog.entries[i].source, &full));
@@ -91,7 +113,11 @@ static void test_compile_everything(kiln_context *unused) {
       free(log);
     }
   }
-  printf("compiled %d sources for %s targets %s\n", compiled, backend, shown);
+  printf("compiled %d sources for %s targets %s", compiled, backend, shown);
+  if (every > 1)
+    printf(" (a sample: one in %d of %d, offset %lu; unset KILN_CHECK_SAMPLE for all)", every,
+           considered, offset % (unsigned long)every);
+  printf("\n");
   CHECK(compiled > 0);
   kiln_catalog_free(&catalog);
 }
