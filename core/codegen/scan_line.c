@@ -86,6 +86,9 @@ typedef struct line_request {
   const kiln_scan_line_job *job;
   kiln_dtype in, acc, out; /* out: the stored dtype (data's for COMPACT) */
   int mode, direct;
+  int fixed; /* launched with KILN_SCAN_LANES work-items: the generated
+              * kernel says so, and its loops over a tile's elements have
+              * constant trip counts (unrolled, constant local addresses) */
   int unit; /* every stride is 1: the generated kernel says so (constant
              * index math, fewer instructions per element) */
   char entry[96];
@@ -118,12 +121,15 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  *    issue slots of the tiles still loading), then the next round starts
  *    there;
  * 2. fold I_j op A_{j+1} op ... op A_{t-1} left to right: the lanes load
- *    WINDOW aggregates at once, lane 0 folds them in order.
- * The fold never waits on an inclusive prefix further than its own
- * distance, so no chain of tiles waits on each other (the old form held 64
- * aggregates and then waited for an inclusive prefix: the tiles then
- * advanced 64 at a time, one look-back latency each). Reads after a flag go
- * through a fence in the reading work-item, as the writes before it. */
+ *    WINDOW aggregates at once, lane 0 folds them in order. This fold is
+ *    what bounds the rate of tiles: a tile's inclusive prefix comes out
+ *    one fold after its look-back starts, so the distance d to the nearest
+ *    one settles small only while a fold step (one combine) takes less
+ *    time than the device takes to start a tile; else d grows to the
+ *    number of resident tiles and the tiles come out at one per fold step.
+ * No tile waits on another's inclusive prefix, only on aggregates, so no
+ * chain of tiles forms. Reads after a flag go through a fence in the
+ * reading work-item, as the writes before it. */
 static void lookback_source(const char *acc, kiln_strbuf *b) {
   kiln_strbuf_appendf(
       b,
@@ -189,7 +195,18 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "        } else {\n"
       "          p = pre[0];\n"
       "        }\n"
-      "        for (int i = 0; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
+      /* eight loads ahead of the combines: the fold is the one serial
+       * chain between tiles, one step per combine's latency */
+      "        int i = 0;\n"
+      "        for (; i + 8 <= cnt; i += 8) {\n"
+      "          %s w0 = seen[i], w1 = seen[i + 1], w2 = seen[i + 2], w3 = seen[i + 3];\n"
+      "          %s w4 = seen[i + 4], w5 = seen[i + 5], w6 = seen[i + 6], w7 = seen[i + 7];\n"
+      "          p = kiln_rt_combine(p, w0); p = kiln_rt_combine(p, w1);\n"
+      "          p = kiln_rt_combine(p, w2); p = kiln_rt_combine(p, w3);\n"
+      "          p = kiln_rt_combine(p, w4); p = kiln_rt_combine(p, w5);\n"
+      "          p = kiln_rt_combine(p, w6); p = kiln_rt_combine(p, w7);\n"
+      "        }\n"
+      "        for (; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
       "        pre[0] = p;\n"
       "      }\n"
       "      kiln_barrier();\n"
@@ -207,13 +224,197 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      STATE_HEAD, acc, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc);
+      STATE_HEAD, acc, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
+      acc);
+}
+
+/* The expressions the tile's body is made of. */
+typedef struct line_parts {
+  const char *acc;
+  char load[320];     /* element j of the tile as an accumulator value */
+  char store[1100];   /* what q gets from the accumulator value a */
+  char identity[256]; /* before the line's first element (exclusive) */
+  char zero[64];
+  int exclusive;
+} line_parts;
+
+/* The tile's elements in the staging buffer: element j of the tile at
+ * (j / ITEMS) * ROW + j % ITEMS. A full tile launched with LANES
+ * work-items (full) visits them as lid + k * LANES, k < ITEMS: constant
+ * trip counts and constant offsets from one base, no bounds checks. */
+static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
+  if (full)
+    kiln_strbuf_appendf(b,
+                        "  for (int k = 0; k < %d; k++) {\n"
+                        "    int j = lid + k * %d, jb = (lid / %d + k * %d) * %d + lid %% %d;\n",
+                        KILN_SCAN_ITEMS, KILN_SCAN_LANES, KILN_SCAN_ITEMS,
+                        KILN_SCAN_LANES / KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
+  else
+    kiln_strbuf_appendf(b,
+                        "  for (int j = lid; j < len; j += ls) {\n"
+                        "    int jb = (j / %d) * %d + j %% %d;\n",
+                        KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
+  (void)r;
+}
+
+/* The apply step of one lane: element i is (base op run_i), base being
+ * P_t op X_{l-1} where present (has), or for an exclusive scan the same
+ * with run_{i-1}; run folds the lane's elements left to right. */
+static void apply_lane(const line_request *r, const line_parts *x, const char *get, int has,
+                       const char *bound, kiln_strbuf *b) {
+  int kind = r->job->kind;
+  kiln_strbuf_appendf(b,
+                      "      %s run = %s;\n"
+                      "      for (int i = 0; i < %d; i++) if (%s) {\n"
+                      "        %s v = %s, y;\n",
+                      x->acc, x->zero, KILN_SCAN_ITEMS, bound, x->acc, get);
+  if (x->exclusive)
+    kiln_strbuf_appendf(b, "        y = i > 0 ? %s : %s;\n",
+                        has ? "kiln_rt_combine(base, run)" : "run", has ? "base" : x->identity);
+  kiln_strbuf_append(b, "        run = i > 0 ? kiln_rt_combine(run, v) : v;\n");
+  if (!x->exclusive)
+    kiln_strbuf_appendf(b, "        y = %s;\n", has ? "kiln_rt_combine(base, run)" : "run");
+  if (r->direct) /* complex128 (VALUES only): straight to q */
+    kiln_strbuf_appendf(b, "        { %s a = y; q[oq + (k0 + j) * qr] = %s; }\n", x->acc, x->store);
+  else if (kind == KILN_SCAN_LINE_VALUES)
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = y;\n", ROW);
+  else /* the position where selected, else -1 */
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", ROW);
+  kiln_strbuf_append(b, "      }\n");
+}
+
+/* Everything after the tile is known (t, k0, len, nl): load, lane folds,
+ * lane scan, the tile's prefix, apply, store. full: a full tile launched
+ * with LANES work-items (see tile_loop_open). */
+static void tile_body(const line_request *r, const line_parts *x, int full, kiln_strbuf *b) {
+  const kiln_scan_line_job *job = r->job;
+  int kind = job->kind;
+  const char *acc = x->acc;
+  char get[400];
+  if (r->direct) {
+    snprintf(get, sizeof get, "(j = l * %d + i, %s)", KILN_SCAN_ITEMS, x->load);
+    kiln_strbuf_append(b, "  int64_t j;\n");
+  } else {
+    tile_loop_open(r, full, b);
+    kiln_strbuf_appendf(b,
+                        "    buf[jb] = %s;\n"
+                        "  }\n"
+                        "  kiln_barrier();\n",
+                        x->load);
+    snprintf(get, sizeof get, "buf[l * %d + i]", ROW);
+  }
+  const char *bound = full ? "1" : "i < ni";
+  kiln_strbuf_appendf(b,
+                      "  for (int l = lid; l < nl; l += ls) {\n"
+                      "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
+                      "    int i = 0;\n"
+                      "    %s s = %s;\n"
+                      "    for (i = 1; i < %d; i++) if (%s) s = kiln_rt_combine(s, %s);\n"
+                      "    lanes[l] = s;\n"
+                      "    (void)ni;\n"
+                      "  }\n"
+                      "  kiln_barrier();\n"
+                      /* Kogge-Stone over the lane totals, ping-pong halves */
+                      "  int src = 0;\n"
+                      "  for (int d = 1; d < nl; d <<= 1) {\n"
+                      "    for (int l = lid; l < nl; l += ls)\n"
+                      "      lanes[(src ^ %d) + l] =\n"
+                      "          l >= d ? kiln_rt_combine(lanes[src + l - d], lanes[src + l])\n"
+                      "                 : lanes[src + l];\n"
+                      "    kiln_barrier();\n"
+                      "    src ^= %d;\n"
+                      "  }\n"
+                      "  %s total = lanes[src + nl - 1];\n",
+                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc, get,
+                      KILN_SCAN_ITEMS, bound, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
+  if (r->mode == MODE_AGGREGATE) {
+    kiln_strbuf_append(b, "  if (lid == 0) va[ova + t] = total;\n");
+    return;
+  }
+  if (r->mode == MODE_LOOKBACK) {
+    lookback_source(acc, b);
+  } else {
+    kiln_strbuf_append(b,
+                       "  if (lid == 0 && t > 0) pre[0] = vi[ovi + t];\n"
+                       "  kiln_barrier();\n"
+                       "  (void)total;\n");
+  }
+  /* the base of the lane is known before its elements: two loops, so that
+   * the elements' code has no choice left in it */
+  kiln_strbuf_appendf(b,
+                      "  for (int l = lid; l < nl; l += ls) {\n"
+                      "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
+                      "    int has = t > 0;\n"
+                      "    %s base = has ? pre[0] : %s;\n"
+                      "    if (l > 0) {\n"
+                      "      base = has ? kiln_rt_combine(base, lanes[src + l - 1]) : lanes[src + l - 1];\n"
+                      "      has = 1;\n"
+                      "    }\n"
+                      "    (void)ni;\n"
+                      "    if (has) {\n",
+                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc,
+                      x->zero);
+  apply_lane(r, x, get, 1, bound, b);
+  kiln_strbuf_append(b, "    } else {\n");
+  apply_lane(r, x, get, 0, bound, b);
+  kiln_strbuf_append(b, "    }\n  }\n");
+  if (r->direct) return;
+  kiln_strbuf_append(b, "  kiln_barrier();\n");
+  tile_loop_open(r, full, b);
+  kiln_strbuf_appendf(b, "    %s a = buf[jb];\n", acc);
+  if (kind == KILN_SCAN_LINE_VALUES) {
+    kiln_strbuf_appendf(b, "    q[oq + (k0 + j) * qr] = %s;\n", x->store);
+  } else if (kind == KILN_SCAN_LINE_COMPACT) {
+    kiln_strbuf_append(b, "    if (a >= 0) q[oq + a * qr] = x[ox + (k0 + j) * xr];\n");
+  } else {
+    kiln_strbuf_append(b, "    if (a >= 0) {\n      int64_t k = k0 + j;\n");
+    for (int d = job->ndim - 1; d >= 0; d--)
+      kiln_strbuf_appendf(b, "      q[oq + a * %d + %d] = k %% sh%d; k /= sh%d;\n", job->ndim, d, d,
+                          d);
+    kiln_strbuf_append(b, "    }\n");
+  }
+  kiln_strbuf_append(b, "  }\n");
+}
+
+static void line_parts_of(const line_request *r, line_parts *x) {
+  const kiln_scan_line_job *job = r->job;
+  int kind = job->kind;
+  x->acc = kiln_dtype_kernel_type(r->acc);
+  x->exclusive = kind != KILN_SCAN_LINE_VALUES || job->exclusive;
+  char element[128];
+  kiln_ew_load_expression(r->in, "p[op + (k0 + j) * pr]", element, sizeof element);
+  if (kind != KILN_SCAN_LINE_VALUES) {
+    char truth[256];
+    kiln_ew_cast_expression(r->in, KILN_BOOL, element, truth, sizeof truth);
+    snprintf(x->load, sizeof x->load, "(int64_t)((%s) ? 1 : 0)", truth);
+  } else {
+    kiln_ew_cast_expression(r->in, r->acc, element, x->load, sizeof x->load);
+  }
+  kiln_ew_zero_expression(r->acc, x->zero, sizeof x->zero);
+  if (kind != KILN_SCAN_LINE_VALUES)
+    snprintf(x->identity, sizeof x->identity, "(int64_t)0");
+  else if (kiln_dtype_is_complex(r->acc))
+    snprintf(x->identity, sizeof x->identity, "%s", job->identity ? job->identity : x->zero);
+  else
+    snprintf(x->identity, sizeof x->identity, "(%s)(%s)", x->acc,
+             job->identity ? job->identity : "0");
+  x->store[0] = '\0';
+  if (kind == KILN_SCAN_LINE_VALUES) {
+    char value[1024];
+    kiln_rt_spec post = *job->spec;
+    post.acc = r->acc;
+    post.out = r->out;
+    kiln_rt_store_expression(&post, value, sizeof value);
+    kiln_ew_store_expression(r->out, value, x->store, sizeof x->store);
+  }
 }
 
 static void line_source(const line_request *r, kiln_strbuf *b) {
   const kiln_scan_line_job *job = r->job;
-  int kind = job->kind, exclusive = kind != KILN_SCAN_LINE_VALUES || job->exclusive;
-  const char *acc = kiln_dtype_kernel_type(r->acc);
+  int kind = job->kind;
+  line_parts x;
+  line_parts_of(r, &x);
+  const char *acc = x.acc;
   kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
                          "    int64_t pr",
                       r->entry, kiln_dtype_kernel_type(r->in));
@@ -239,10 +440,16 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                         "  KILN_LOCAL_ARRAY(int, firsts, %d);\n"
                         "  KILN_LOCAL_ARRAY(int64_t, cursor, 4);\n",
                         acc, WINDOW, WINDOW, (WINDOW + CHUNK - 1) / CHUNK);
-  kiln_strbuf_append(b, "  int lid = (int)kiln_local_id(0), ls = (int)kiln_local_size(0);\n");
+  if (r->fixed)
+    kiln_strbuf_appendf(b, "  int lid = (int)kiln_local_id(0);\n  const int ls = %d;\n",
+                        KILN_SCAN_LANES);
+  else
+    kiln_strbuf_append(b, "  int lid = (int)kiln_local_id(0), ls = (int)kiln_local_size(0);\n");
   if (r->unit)
     kiln_strbuf_append(b, kind == KILN_SCAN_LINE_COMPACT ? "  pr = 1; qr = 1; xr = 1;\n"
                                                          : "  pr = 1; qr = 1;\n");
+  kiln_strbuf_append(b, "  (void)q; (void)oq; (void)qr; (void)st; (void)ost; (void)va; (void)ova;\n"
+                        "  (void)vi; (void)ovi;\n");
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_append(b,
                        "  if (lid == 0) cursor[3] = (int64_t)kiln_atomic_add_u32(st + ost, 1u);\n"
@@ -256,135 +463,19 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                       "  int nl = (len + %d) / %d;\n",
                       KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_ITEMS - 1,
                       KILN_SCAN_ITEMS);
-  /* element i of lane l as an accumulator value: staged, or loaded */
-  char element[128], load[320], get[400];
-  kiln_ew_load_expression(r->in, "p[op + (k0 + j) * pr]", element, sizeof element);
-  if (kind != KILN_SCAN_LINE_VALUES) {
-    char truth[256];
-    kiln_ew_cast_expression(r->in, KILN_BOOL, element, truth, sizeof truth);
-    snprintf(load, sizeof load, "(int64_t)((%s) ? 1 : 0)", truth);
+  if (r->fixed && !r->direct) {
+    /* every tile but the line's last is full: its own copy of the body,
+     * with no bounds in its loops (the branch is the same for the whole
+     * work-group, so the barriers inside it are met by every work-item) */
+    kiln_strbuf_appendf(b, "  if (len == %d) {\n", KILN_SCAN_TILE);
+    tile_body(r, &x, 1, b);
+    kiln_strbuf_append(b, "  } else {\n");
+    tile_body(r, &x, 0, b);
+    kiln_strbuf_append(b, "  }\n");
   } else {
-    kiln_ew_cast_expression(r->in, r->acc, element, load, sizeof load);
+    tile_body(r, &x, 0, b);
   }
-  if (r->direct) {
-    snprintf(get, sizeof get, "(j = l * %d + i, %s)", KILN_SCAN_ITEMS, load);
-    kiln_strbuf_append(b, "  int64_t j;\n");
-  } else {
-    kiln_strbuf_appendf(b,
-                        "  for (int j = lid; j < len; j += ls)\n"
-                        "    buf[(j / %d) * %d + j %% %d] = %s;\n"
-                        "  kiln_barrier();\n",
-                        KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS, load);
-    snprintf(get, sizeof get, "buf[l * %d + i]", ROW);
-  }
-  kiln_strbuf_appendf(b,
-                      "  for (int l = lid; l < nl; l += ls) {\n"
-                      "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
-                      "    int i = 0;\n"
-                      "    %s s = %s;\n"
-                      "    for (i = 1; i < ni; i++) s = kiln_rt_combine(s, %s);\n"
-                      "    lanes[l] = s;\n"
-                      "  }\n"
-                      "  kiln_barrier();\n"
-                      /* Kogge-Stone over the lane totals, ping-pong halves */
-                      "  int src = 0;\n"
-                      "  for (int d = 1; d < nl; d <<= 1) {\n"
-                      "    for (int l = lid; l < nl; l += ls)\n"
-                      "      lanes[(src ^ %d) + l] =\n"
-                      "          l >= d ? kiln_rt_combine(lanes[src + l - d], lanes[src + l])\n"
-                      "                 : lanes[src + l];\n"
-                      "    kiln_barrier();\n"
-                      "    src ^= %d;\n"
-                      "  }\n"
-                      "  %s total = lanes[src + nl - 1];\n",
-                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc,
-                      get, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
-  if (r->mode == MODE_AGGREGATE) {
-    kiln_strbuf_append(b,
-                       "  if (lid == 0) va[ova + t] = total;\n"
-                       "  (void)q; (void)oq; (void)qr; (void)st; (void)ost; (void)vi; (void)ovi;\n"
-                       "}\n");
-    return;
-  }
-  if (r->mode == MODE_LOOKBACK) {
-    lookback_source(acc, b);
-  } else {
-    kiln_strbuf_append(b,
-                       "  if (lid == 0 && t > 0) pre[0] = vi[ovi + t];\n"
-                       "  kiln_barrier();\n"
-                       "  (void)total; (void)st; (void)ost; (void)va; (void)ova;\n");
-  }
-  /* each element: (P_t op X_{l-1}) op r_i, or for an exclusive scan the
-   * same with r_{i-1} (the identity before the line's first element) */
-  char zero[64], identity[256];
-  kiln_ew_zero_expression(r->acc, zero, sizeof zero);
-  if (kind != KILN_SCAN_LINE_VALUES)
-    snprintf(identity, sizeof identity, "(int64_t)0");
-  else if (kiln_dtype_is_complex(r->acc))
-    snprintf(identity, sizeof identity, "%s", job->identity ? job->identity : zero);
-  else
-    snprintf(identity, sizeof identity, "(%s)(%s)", acc, job->identity ? job->identity : "0");
-  kiln_strbuf_appendf(b,
-                      "  for (int l = lid; l < nl; l += ls) {\n"
-                      "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
-                      "    int has = t > 0;\n"
-                      "    %s base = has ? pre[0] : %s, run = %s;\n"
-                      "    if (l > 0) {\n"
-                      "      base = has ? kiln_rt_combine(base, lanes[src + l - 1]) : lanes[src + l - 1];\n"
-                      "      has = 1;\n"
-                      "    }\n"
-                      "    for (int i = 0; i < ni; i++) {\n"
-                      "      %s v = %s, y;\n",
-                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc,
-                      zero, zero, acc, get);
-  if (exclusive)
-    kiln_strbuf_appendf(b,
-                        "      y = i > 0 ? (has ? kiln_rt_combine(base, run) : run)\n"
-                        "                : (has ? base : %s);\n"
-                        "      run = i > 0 ? kiln_rt_combine(run, v) : v;\n",
-                        identity);
-  else
-    kiln_strbuf_append(b,
-                       "      run = i > 0 ? kiln_rt_combine(run, v) : v;\n"
-                       "      y = has ? kiln_rt_combine(base, run) : run;\n");
-  char value[1024], store[1100];
-  if (kind == KILN_SCAN_LINE_VALUES) {
-    kiln_rt_spec post = *job->spec;
-    post.acc = r->acc;
-    post.out = r->out;
-    kiln_rt_store_expression(&post, value, sizeof value);
-    kiln_ew_store_expression(r->out, value, store, sizeof store);
-  }
-  if (r->direct) /* complex128 (VALUES only): straight to q */
-    kiln_strbuf_appendf(b, "      { %s a = y; q[oq + (k0 + j) * qr] = %s; }\n", acc, store);
-  else if (kind == KILN_SCAN_LINE_VALUES)
-    kiln_strbuf_appendf(b, "      buf[l * %d + i] = y;\n", ROW);
-  else /* the position where selected, else -1 */
-    kiln_strbuf_appendf(b, "      buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", ROW);
-  kiln_strbuf_append(b,
-                     "    }\n"
-                     "  }\n");
-  if (r->direct) {
-    kiln_strbuf_append(b, "}\n");
-    return;
-  }
-  kiln_strbuf_appendf(b,
-                      "  kiln_barrier();\n"
-                      "  for (int j = lid; j < len; j += ls) {\n"
-                      "    %s a = buf[(j / %d) * %d + j %% %d];\n",
-                      acc, KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
-  if (kind == KILN_SCAN_LINE_VALUES) {
-    kiln_strbuf_appendf(b, "    q[oq + (k0 + j) * qr] = %s;\n", store);
-  } else if (kind == KILN_SCAN_LINE_COMPACT) {
-    kiln_strbuf_append(b, "    if (a >= 0) q[oq + a * qr] = x[ox + (k0 + j) * xr];\n");
-  } else {
-    kiln_strbuf_append(b, "    if (a >= 0) {\n      int64_t k = k0 + j;\n");
-    for (int d = job->ndim - 1; d >= 0; d--)
-      kiln_strbuf_appendf(b, "      q[oq + a * %d + %d] = k %% sh%d; k /= sh%d;\n", job->ndim, d, d,
-                          d);
-    kiln_strbuf_append(b, "    }\n    (void)qr;\n");
-  }
-  kiln_strbuf_append(b, "  }\n}\n");
+  kiln_strbuf_append(b, "}\n");
 }
 
 static kiln_status line_generate(void *data, kiln_strbuf *b) {
@@ -415,7 +506,10 @@ static void request_types(const kiln_scan_line_job *job, line_request *r) {
 
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
                                   int direct, const char *entry, kiln_strbuf *out) {
-  line_request r = {.mode = (int)pass, .direct = direct};
+  /* the look-back pass in the form GPUs launch (a full work-group, unit
+   * strides), the others in the general form: both forms get compiled */
+  int gpu_form = pass == KILN_SCAN_LINE_LOOKBACK;
+  line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form};
   request_types(job, &r);
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
@@ -426,8 +520,8 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
-                      (int)job->kind, job->exclusive, r->direct, r->unit, job->ndim, (int)r->in,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
+                      (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim, (int)r->in,
                       (int)r->acc, (int)r->out);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
@@ -490,6 +584,12 @@ static kiln_status launch_tiles(kiln_context *ctx, kiln_stream *stream, line_req
   const kiln_scan_line_job *job = r->job;
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(line_program(ctx, r, &program));
+  if (r->fixed && program->max_work_group_size < KILN_SCAN_LANES) {
+    /* the kernel takes fewer work-items than the device (registers):
+     * the form that reads its work-group size */
+    r->fixed = 0;
+    KILN_RETURN_IF_ERROR(line_program(ctx, r, &program));
+  }
   line_args l = {.n = 0};
   scalar(&l, &plan->n);
   buffer(&l, job->in->buffer->handle);
@@ -601,6 +701,7 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   uint64_t local = ctx->info.local_memory ? ctx->info.local_memory : 48 * 1024;
   if (local > 48 * 1024) local = 48 * 1024;
   r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc) > local;
+  r.fixed = ctx->info.max_work_group_size >= KILN_SCAN_LANES;
   r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
            (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
