@@ -248,6 +248,15 @@ int kiln_fusion_chain_source(const kiln_fusion_group *g, const int *needed,
   return ok;
 }
 
+/* Elements per trip of a fused kernel's loop on GPUs: a fused body is long
+ * (it is several calls' bodies), so each work-item loads this many
+ * elements before it computes (kiln_ew_source_batched; docs/fusion.md,
+ * "Speed"). Strided layouts keep every operand's 64-bit offset of every
+ * element of the trip in registers: 2 there (ptxas, sm_90: the strided
+ * float16 sample of fusion_catalog.c takes 95 registers at 4, 64 at 2; the
+ * contiguous hidden layer 32 at 4, as many as unbatched). */
+#define KILN_FUSION_BATCH(ndim) ((ndim) == 0 ? 4 : 2)
+
 static void append_source(const kiln_fusion_group *g, const fused_plan *p, const int *needed,
                           int ndim, kiln_strbuf *out) {
   kiln_strbuf preamble = {0}, body = {0};
@@ -257,7 +266,9 @@ static void append_source(const kiln_fusion_group *g, const fused_plan *p, const
     if (p->output_slot[o] >= 0) kiln_strbuf_appendf(&body, "    v%d = f%d;\n", p->output_slot[o], o);
   kiln_strbuf_append(&body, "   ");
   if (preamble.failed || body.failed) out->failed = 1;
-  else kiln_ew_source(&p->sig, ndim, "kiln_fused", preamble.data, body.data, out);
+  else
+    kiln_ew_source_batched(&p->sig, ndim, "kiln_fused", preamble.data, body.data,
+                           KILN_FUSION_BATCH(ndim), out);
   kiln_strbuf_free(&preamble);
   kiln_strbuf_free(&body);
 }
