@@ -12,6 +12,7 @@
 #include <pthread.h>
 
 #include "core/fusion/fusion_internal.h"
+#include "core/kernel/kernel_internal.h"
 #include "harness.h"
 
 static void set_fusion(int on) { setenv("KILN_FUSION", on ? "1" : "0", 1); }
@@ -679,6 +680,84 @@ static void test_catalog_sources(kiln_context *ctx) {
   kiln_catalog_free(&catalog);
 }
 
+/* ---- a second run of a chain compiles nothing ---------------------------------------- */
+
+/* y = tanh_by_exp((x * s) + w) fused in ctx; returns y. */
+static kiln_array *scaled_chain(kiln_context *ctx, kiln_array *x, kiln_array *w, double s,
+                                kiln_ufunc *multiply, kiln_ufunc *add, kiln_ufunc *act) {
+  kiln_array *t1 = NULL, *t2 = NULL, *y = NULL;
+  CHECK_OK(kiln_fusion_begin(ctx, NULL));
+  CHECK_OK(call2(multiply, kiln_operand_array(x), kiln_operand_float(s), kiln_operand_new(&t1),
+                 NULL));
+  CHECK_OK(call2(add, kiln_operand_array(t1), kiln_operand_array(w), kiln_operand_new(&t2), NULL));
+  kiln_array_release(t1);
+  CHECK_OK(call1(act, kiln_operand_array(t2), kiln_operand_new(&y), NULL));
+  kiln_array_release(t2);
+  CHECK_OK(kiln_fusion_end(ctx, NULL));
+  return y;
+}
+
+/* The fused kernel is cached like every kernel: run again (other arrays of
+ * the shape, another scalar value: scalars are kernel arguments) the chain
+ * builds no program; in a new context it builds one from the memory-cache
+ * miss but compiles none (the disk cache holds it). The kernel-cache
+ * counters count builds and compiles; the fusion counters show each run
+ * was one fused kernel, and the values are checked against plain C. */
+static void test_second_run_compiles_nothing(kiln_context *ctx) {
+  set_fusion(1);
+  kiln_context *contexts[2] = {ctx, NULL};
+  CHECK_OK(kiln_context_create(NULL, &contexts[1]));
+  const char *cache = getenv("KILN_CACHE");
+  int disk = !(cache && strcmp(cache, "0") == 0);
+  int64_t n = 1031;
+  for (int c = 0; c < 2 && contexts[c]; c++) {
+    kiln_context *cx = contexts[c];
+    kiln_ufunc *multiply = builtin(cx, "multiply"), *add = builtin(cx, "add"), *act = NULL;
+    REQUIRE_OK(kiln_ufunc_create(cx, "tanh_by_exp", 1, tanh_sigs, TANH_BODY, NULL, &act));
+    for (int run = 0; run < 3; run++) {
+      double s = 0.25 + run; /* the first run of the first context may compile */
+      kiln_array *x = upload(cx, KILN_FLOAT32, 1, &n, -2, 2), *w = upload(cx, KILN_FLOAT32, 1, &n, -1, 1);
+      uint64_t built0, compiled0, built1, compiled1;
+      kiln_fusion_counters before, after;
+      kiln_program_cache_counts(&built0, &compiled0);
+      kiln_fusion_counters_get(&before);
+      kiln_array *y = scaled_chain(cx, x, w, s, multiply, add, act);
+      kiln_fusion_counters_get(&after);
+      kiln_program_cache_counts(&built1, &compiled1);
+      CHECK_MSG(after.kernels == before.kernels + 1 && after.fused == before.fused + 3,
+                "context %d run %d: %llu fused kernels, %llu nodes", c, run,
+                (unsigned long long)(after.kernels - before.kernels),
+                (unsigned long long)(after.fused - before.fused));
+      if (run > 0)
+        CHECK_MSG(built1 == built0 && compiled1 == compiled0,
+                  "context %d run %d: %llu programs built, %llu compiled", c, run,
+                  (unsigned long long)(built1 - built0), (unsigned long long)(compiled1 - compiled0));
+      if (run == 0 && c == 1) /* its memory cache is empty: the counter must see it */
+        CHECK_MSG(built1 > built0, "a new context built no program");
+      if (run == 0 && c == 1 && disk)
+        CHECK_MSG(compiled1 == compiled0, "a new context compiled %llu modules (built %llu)",
+                  (unsigned long long)(compiled1 - compiled0),
+                  (unsigned long long)(built1 - built0));
+      float hx[1031], hw[1031], hy[1031];
+      CHECK_OK(kiln_array_to_host(x, hx, NULL));
+      CHECK_OK(kiln_array_to_host(w, hw, NULL));
+      CHECK_OK(kiln_array_to_host(y, hy, NULL));
+      for (int64_t i = 0; i < n; i++) {
+        float v = hx[i] * (float)s + hw[i]; /* float32 steps, no contraction */
+        CHECK_CLOSE(hy[i], tanh((double)v), 1e-5, 1e-6);
+      }
+      kiln_array_release(x);
+      kiln_array_release(w);
+      kiln_array_release(y);
+    }
+    kiln_ufunc_release(multiply);
+    kiln_ufunc_release(add);
+    kiln_ufunc_release(act);
+  }
+  if (!disk) printf("  (KILN_CACHE=0: the new context's compile from disk is not checked)\n");
+  kiln_context_release(contexts[1]);
+}
+
 static const harness_test tests[] = {
     {"hidden_layer", test_hidden_layer},
     {"random_programs", test_random_programs},
@@ -689,6 +768,7 @@ static const harness_test tests[] = {
     {"threads", test_threads},
     {"reductions", test_reductions},
     {"catalog_sources", test_catalog_sources},
+    {"second_run_compiles_nothing", test_second_run_compiles_nothing},
     {0},
 };
 
