@@ -680,6 +680,86 @@ static void test_catalog_sources(kiln_context *ctx) {
   kiln_catalog_free(&catalog);
 }
 
+/* ---- mean and variance in one pass ----------------------------------------------------- */
+
+/* A custom reduction whose accumulator is a complex128 carries two sums,
+ * (sum y, sum y*y), so one pass gives both moments; its post step turns
+ * them into (mean, variance) for n elements (a literal). Fed by a recorded
+ * chain y = x * 0.5 + 0.25, the chain folds into its map: one kernel
+ * reads x. Fused and unfused give the same bits; the values match plain C
+ * in double. */
+static void moments_once(kiln_context *ctx, kiln_reduction *moments, kiln_array *x,
+                         double out[2]) {
+  kiln_ufunc *multiply = builtin(ctx, "multiply"), *add = builtin(ctx, "add");
+  kiln_array *t = NULL, *y = NULL, *m = NULL;
+  CHECK_OK(kiln_fusion_begin(ctx, NULL));
+  CHECK_OK(call2(multiply, kiln_operand_array(x), kiln_operand_float(0.5), kiln_operand_new(&t),
+                 NULL));
+  CHECK_OK(call2(add, kiln_operand_array(t), kiln_operand_float(0.25), kiln_operand_new(&y), NULL));
+  kiln_array_release(t);
+  kiln_operand in[1] = {kiln_operand_array(y)};
+  CHECK_OK(kiln_reduction_call(moments, 1, in, kiln_operand_new(&m), NULL, NULL));
+  kiln_array_release(y);
+  CHECK_OK(kiln_fusion_end(ctx, NULL));
+  out[0] = out[1] = 0;
+  if (m) CHECK_OK(kiln_array_to_host(m, out, NULL));
+  kiln_array_release(m);
+  kiln_ufunc_release(multiply);
+  kiln_ufunc_release(add);
+}
+
+static void test_moments_one_pass(kiln_context *ctx) {
+  int64_t sizes[] = {1, 1031, 100003};
+  for (int c = 0; c < 3; c++) {
+    int64_t n = sizes[c];
+    char post[256];
+    snprintf(post, sizeof post,
+             "kiln_complex128_make(a.real / %lld.0, a.imag / %lld.0 - (a.real / %lld.0) * "
+             "(a.real / %lld.0))", (long long)n, (long long)n, (long long)n, (long long)n);
+    kiln_reduction_desc desc = {
+        .name = "moments", .signature = "complex128(float32 y)",
+        .accumulator = KILN_COMPLEX128,
+        .map_expr = "kiln_complex128_make((double)y, (double)y * (double)y)",
+        .reduce_expr = "kiln_complex128_add(a, b)", .post_expr = post,
+        .identity = "kiln_complex128_make(0, 0)"};
+    kiln_reduction *moments = NULL;
+    REQUIRE_OK(kiln_reduction_create(ctx, &desc, &moments));
+    float *host = malloc((size_t)n * 4);
+    harness_fill_random(host, KILN_FLOAT32, n, -2, 2);
+    kiln_array *x = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &x));
+    double plain[2], fused[2];
+    set_fusion(0);
+    moments_once(ctx, moments, x, plain);
+    set_fusion(1);
+    kiln_fusion_counters before, after;
+    kiln_fusion_counters_get(&before);
+    moments_once(ctx, moments, x, fused);
+    kiln_fusion_counters_get(&after);
+    CHECK_MSG(after.folds == before.folds + 1 && after.folded == before.folded + 2 &&
+                  after.kernels == before.kernels,
+              "n %lld: %llu folds of %llu calls, %llu fused kernels", (long long)n,
+              (unsigned long long)(after.folds - before.folds),
+              (unsigned long long)(after.folded - before.folded),
+              (unsigned long long)(after.kernels - before.kernels));
+    CHECK_MSG(memcmp(plain, fused, sizeof plain) == 0, "n %lld: fused moments' bits differ",
+              (long long)n);
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < n; i++) {
+      float y = host[i] * 0.5f;
+      y = y + 0.25f;
+      sum += y;
+      sq += (double)y * y;
+    }
+    double mean = sum / (double)n;
+    CHECK_CLOSE(fused[0], mean, 1e-12, 1e-14);
+    CHECK_CLOSE(fused[1], sq / (double)n - mean * mean, 1e-9, 1e-12);
+    free(host);
+    kiln_array_release(x);
+    kiln_reduction_release(moments);
+  }
+}
+
 /* ---- a second run of a chain compiles nothing ---------------------------------------- */
 
 /* y = tanh_by_exp((x * s) + w) fused in ctx; returns y. */
@@ -769,6 +849,7 @@ static const harness_test tests[] = {
     {"reductions", test_reductions},
     {"catalog_sources", test_catalog_sources},
     {"second_run_compiles_nothing", test_second_run_compiles_nothing},
+    {"moments_one_pass", test_moments_one_pass},
     {0},
 };
 
