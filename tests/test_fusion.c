@@ -12,6 +12,7 @@
 #include <pthread.h>
 
 #include "core/fusion/fusion_internal.h"
+#include "core/kernel/kernel_internal.h"
 #include "harness.h"
 
 static void set_fusion(int on) { setenv("KILN_FUSION", on ? "1" : "0", 1); }
@@ -58,21 +59,26 @@ static unsigned char *download(const kiln_array *a) {
 static const char *const tanh_sigs[] = {"float32(float32 x)"};
 #define TANH_BODY "return (exp(x) - exp(-x)) / (exp(x) + exp(-x));"
 
-/* normalize, weigh, activate: returns the layer's output; t1 and t2 are
- * released inside the scope when fused. */
-static kiln_array *hidden_layer(kiln_context *ctx, kiln_array *g, kiln_array *w,
-                                kiln_ufunc *divide, kiln_ufunc *multiply, kiln_ufunc *act) {
+/* act(second(first(a, s), b)) in one scope: returns the result; the two
+ * intermediates are released inside the scope (with divide, multiply and
+ * tanh_by_exp, s = 255: the hidden layer's normalize, weigh, activate). */
+static kiln_array *three_calls(kiln_context *ctx, kiln_array *a, double s, kiln_array *b,
+                               kiln_ufunc *first, kiln_ufunc *second, kiln_ufunc *act) {
   kiln_array *t1 = NULL, *t2 = NULL, *out = NULL;
   CHECK_OK(kiln_fusion_begin(ctx, NULL));
-  CHECK_OK(call2(divide, kiln_operand_array(g), kiln_operand_float(255.0), kiln_operand_new(&t1),
-                 NULL));
-  CHECK_OK(call2(multiply, kiln_operand_array(t1), kiln_operand_array(w), kiln_operand_new(&t2),
+  CHECK_OK(call2(first, kiln_operand_array(a), kiln_operand_float(s), kiln_operand_new(&t1), NULL));
+  CHECK_OK(call2(second, kiln_operand_array(t1), kiln_operand_array(b), kiln_operand_new(&t2),
                  NULL));
   kiln_array_release(t1);
   CHECK_OK(call1(act, kiln_operand_array(t2), kiln_operand_new(&out), NULL));
   kiln_array_release(t2);
   CHECK_OK(kiln_fusion_end(ctx, NULL));
   return out;
+}
+
+static kiln_array *hidden_layer(kiln_context *ctx, kiln_array *g, kiln_array *w,
+                                kiln_ufunc *divide, kiln_ufunc *multiply, kiln_ufunc *act) {
+  return three_calls(ctx, g, 255.0, w, divide, multiply, act);
 }
 
 static void test_hidden_layer(kiln_context *ctx) {
@@ -679,6 +685,149 @@ static void test_catalog_sources(kiln_context *ctx) {
   kiln_catalog_free(&catalog);
 }
 
+/* ---- mean and variance in one pass ----------------------------------------------------- */
+
+/* A custom reduction whose accumulator is a complex128 carries two sums,
+ * (sum y, sum y*y), so one pass gives both moments; its post step turns
+ * them into (mean, variance) for n elements (a literal). Fed by a recorded
+ * chain y = x * 0.5 + 0.25, the chain folds into its map: one kernel
+ * reads x. Fused and unfused give the same bits; the values match plain C
+ * in double. */
+static void moments_once(kiln_context *ctx, kiln_reduction *moments, kiln_array *x,
+                         double out[2]) {
+  kiln_ufunc *multiply = builtin(ctx, "multiply"), *add = builtin(ctx, "add");
+  kiln_array *t = NULL, *y = NULL, *m = NULL;
+  CHECK_OK(kiln_fusion_begin(ctx, NULL));
+  CHECK_OK(call2(multiply, kiln_operand_array(x), kiln_operand_float(0.5), kiln_operand_new(&t),
+                 NULL));
+  CHECK_OK(call2(add, kiln_operand_array(t), kiln_operand_float(0.25), kiln_operand_new(&y), NULL));
+  kiln_array_release(t);
+  kiln_operand in[1] = {kiln_operand_array(y)};
+  CHECK_OK(kiln_reduction_call(moments, 1, in, kiln_operand_new(&m), NULL, NULL));
+  kiln_array_release(y);
+  CHECK_OK(kiln_fusion_end(ctx, NULL));
+  out[0] = out[1] = 0;
+  if (m) CHECK_OK(kiln_array_to_host(m, out, NULL));
+  kiln_array_release(m);
+  kiln_ufunc_release(multiply);
+  kiln_ufunc_release(add);
+}
+
+static void test_moments_one_pass(kiln_context *ctx) {
+  int64_t sizes[] = {1, 1031, 100003};
+  for (int c = 0; c < 3; c++) {
+    int64_t n = sizes[c];
+    char post[256];
+    snprintf(post, sizeof post,
+             "kiln_complex128_make(a.real / %lld.0, a.imag / %lld.0 - (a.real / %lld.0) * "
+             "(a.real / %lld.0))", (long long)n, (long long)n, (long long)n, (long long)n);
+    kiln_reduction_desc desc = {
+        .name = "moments", .signature = "complex128(float32 y)",
+        .accumulator = KILN_COMPLEX128,
+        .map_expr = "kiln_complex128_make((double)y, (double)y * (double)y)",
+        .reduce_expr = "kiln_complex128_add(a, b)", .post_expr = post,
+        .identity = "kiln_complex128_make(0, 0)"};
+    kiln_reduction *moments = NULL;
+    REQUIRE_OK(kiln_reduction_create(ctx, &desc, &moments));
+    float *host = malloc((size_t)n * 4);
+    harness_fill_random(host, KILN_FLOAT32, n, -2, 2);
+    kiln_array *x = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host, &x));
+    double plain[2], fused[2];
+    set_fusion(0);
+    moments_once(ctx, moments, x, plain);
+    set_fusion(1);
+    kiln_fusion_counters before, after;
+    kiln_fusion_counters_get(&before);
+    moments_once(ctx, moments, x, fused);
+    kiln_fusion_counters_get(&after);
+    CHECK_MSG(after.folds == before.folds + 1 && after.folded == before.folded + 2 &&
+                  after.kernels == before.kernels,
+              "n %lld: %llu folds of %llu calls, %llu fused kernels", (long long)n,
+              (unsigned long long)(after.folds - before.folds),
+              (unsigned long long)(after.folded - before.folded),
+              (unsigned long long)(after.kernels - before.kernels));
+    CHECK_MSG(memcmp(plain, fused, sizeof plain) == 0, "n %lld: fused moments' bits differ",
+              (long long)n);
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < n; i++) {
+      float y = host[i] * 0.5f;
+      y = y + 0.25f;
+      sum += y;
+      sq += (double)y * y;
+    }
+    double mean = sum / (double)n;
+    CHECK_CLOSE(fused[0], mean, 1e-12, 1e-14);
+    CHECK_CLOSE(fused[1], sq / (double)n - mean * mean, 1e-9, 1e-12);
+    free(host);
+    kiln_array_release(x);
+    kiln_reduction_release(moments);
+  }
+}
+
+/* ---- a second run of a chain compiles nothing ---------------------------------------- */
+
+/* The fused kernel is cached like every kernel: run again (other arrays of
+ * the shape, another scalar value: scalars are kernel arguments) the chain
+ * builds no program; in a new context it builds one from the memory-cache
+ * miss but compiles none (the disk cache holds it). The kernel-cache
+ * counters count builds and compiles; the fusion counters show each run
+ * was one fused kernel, and the values are checked against plain C. */
+static void test_second_run_compiles_nothing(kiln_context *ctx) {
+  set_fusion(1);
+  kiln_context *contexts[2] = {ctx, NULL};
+  CHECK_OK(kiln_context_create(NULL, &contexts[1]));
+  const char *cache = getenv("KILN_CACHE");
+  int disk = !(cache && strcmp(cache, "0") == 0);
+  int64_t n = 1031;
+  for (int c = 0; c < 2 && contexts[c]; c++) {
+    kiln_context *cx = contexts[c];
+    kiln_ufunc *multiply = builtin(cx, "multiply"), *add = builtin(cx, "add"), *act = NULL;
+    REQUIRE_OK(kiln_ufunc_create(cx, "tanh_by_exp", 1, tanh_sigs, TANH_BODY, NULL, &act));
+    for (int run = 0; run < 3; run++) {
+      double s = 0.25 + run; /* the first run of the first context may compile */
+      kiln_array *x = upload(cx, KILN_FLOAT32, 1, &n, -2, 2), *w = upload(cx, KILN_FLOAT32, 1, &n, -1, 1);
+      uint64_t built0, compiled0, built1, compiled1;
+      kiln_fusion_counters before, after;
+      kiln_program_cache_counts(&built0, &compiled0);
+      kiln_fusion_counters_get(&before);
+      kiln_array *y = three_calls(cx, x, s, w, multiply, add, act); /* tanh(x*s + w) */
+      kiln_fusion_counters_get(&after);
+      kiln_program_cache_counts(&built1, &compiled1);
+      CHECK_MSG(after.kernels == before.kernels + 1 && after.fused == before.fused + 3,
+                "context %d run %d: %llu fused kernels, %llu nodes", c, run,
+                (unsigned long long)(after.kernels - before.kernels),
+                (unsigned long long)(after.fused - before.fused));
+      if (run > 0)
+        CHECK_MSG(built1 == built0 && compiled1 == compiled0,
+                  "context %d run %d: %llu programs built, %llu compiled", c, run,
+                  (unsigned long long)(built1 - built0), (unsigned long long)(compiled1 - compiled0));
+      if (run == 0 && c == 1) /* its memory cache is empty: the counter must see it */
+        CHECK_MSG(built1 > built0, "a new context built no program");
+      if (run == 0 && c == 1 && disk)
+        CHECK_MSG(compiled1 == compiled0, "a new context compiled %llu modules (built %llu)",
+                  (unsigned long long)(compiled1 - compiled0),
+                  (unsigned long long)(built1 - built0));
+      float hx[1031], hw[1031], hy[1031];
+      CHECK_OK(kiln_array_to_host(x, hx, NULL));
+      CHECK_OK(kiln_array_to_host(w, hw, NULL));
+      CHECK_OK(kiln_array_to_host(y, hy, NULL));
+      for (int64_t i = 0; i < n; i++) {
+        float v = hx[i] * (float)s + hw[i]; /* float32 steps, no contraction */
+        CHECK_CLOSE(hy[i], tanh((double)v), 1e-5, 1e-6);
+      }
+      kiln_array_release(x);
+      kiln_array_release(w);
+      kiln_array_release(y);
+    }
+    kiln_ufunc_release(multiply);
+    kiln_ufunc_release(add);
+    kiln_ufunc_release(act);
+  }
+  if (!disk) printf("  (KILN_CACHE=0: the new context's compile from disk is not checked)\n");
+  kiln_context_release(contexts[1]);
+}
+
 static const harness_test tests[] = {
     {"hidden_layer", test_hidden_layer},
     {"random_programs", test_random_programs},
@@ -689,6 +838,8 @@ static const harness_test tests[] = {
     {"threads", test_threads},
     {"reductions", test_reductions},
     {"catalog_sources", test_catalog_sources},
+    {"second_run_compiles_nothing", test_second_run_compiles_nothing},
+    {"moments_one_pass", test_moments_one_pass},
     {0},
 };
 

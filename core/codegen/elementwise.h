@@ -46,6 +46,18 @@ kiln_status kiln_ew_layout_plan(int noperands, const kiln_array *const *operands
 void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
                     const char *preamble, const char *body, kiln_strbuf *out);
 
+/* kiln_ew_source whose work-items on GPUs take `batch` (>= 2; 1 is
+ * kiln_ew_source) indices per trip of the element loop and load all their
+ * inputs before the first body runs (KILN_ELEMENTS_BATCH_BEGIN): for
+ * bodies long enough that one load in flight per work-item leaves the
+ * memory idle (fused chains). Same values and bits as kiln_ew_source
+ * provided no output overlaps another operand other than element for
+ * element (in place): fusion's recorder closes a group before a call that
+ * would. CPU devices compile the one-index loop only. */
+void kiln_ew_source_batched(const kiln_ew_signature *sig, int ndim, const char *name,
+                            const char *preamble, const char *body, int batch,
+                            kiln_strbuf *out);
+
 /* The two pieces kiln_ew_source is made of, for generators that write
  * their own loop body over the same layouts (core/codegen/core_loop.c):
  * the kernel's opening "KILN_KERNEL void name(n, shapes, operands,

@@ -5,6 +5,8 @@
  * here asks the disk cache (kernel_disk_cache.c) before compiling, and a
  * compile is stored there, so every kernel kiln compiles is kept across
  * processes. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +81,33 @@ static kiln_program *cache_find(kiln_context *ctx, uint64_t hash, const char *ke
   return NULL;
 }
 
+static atomic_uint_fast64_t programs_built, modules_compiled;
+
+void kiln_program_cache_counts(uint64_t *built, uint64_t *compiled) {
+  *built = atomic_load(&programs_built);
+  *compiled = atomic_load(&modules_compiled);
+}
+
+/* KILN_ELEMENTS_GRID (kiln_elements_cpu_form): work-items of the GPU form
+ * on a CPU device, 0 when unset. */
+static uint64_t elements_grid = 0;
+static pthread_once_t elements_grid_once = PTHREAD_ONCE_INIT;
+
+static void elements_grid_read(void) {
+  const char *v = getenv("KILN_ELEMENTS_GRID");
+  long long items = v ? atoll(v) : 0;
+  elements_grid = items > 0 ? (uint64_t)items : 0;
+}
+
+static uint64_t elements_grid_items(void) {
+  pthread_once(&elements_grid_once, elements_grid_read);
+  return elements_grid;
+}
+
+int kiln_elements_cpu_form(const kiln_context *ctx) {
+  return ctx->info.type == KILN_DEVICE_CPU && elements_grid_items() == 0;
+}
+
 /* The module of the composed source: from the disk cache, else compiled
  * and stored there, now or (ops->binary_after_launch on a CPU device)
  * after the first launch: then *pending receives the entry. */
@@ -90,6 +119,7 @@ static kiln_status module_get(kiln_context *ctx, const char *full, const char *o
   if (use_disk) *module = kiln_disk_cache_load(ctx, &disk);
   kiln_status status = KILN_OK;
   if (!*module) {
+    atomic_fetch_add(&modules_compiled, 1);
     status = ctx->ops->module_build(ctx->device, full, options, module, log);
     if (status == KILN_OK && use_disk && ctx->ops->binary_after_launch &&
         ctx->info.type == KILN_DEVICE_CPU && (*pending = malloc(sizeof **pending)) != NULL) {
@@ -117,8 +147,9 @@ static kiln_status program_build(kiln_context *ctx, const char *source, const ch
    * cache belongs to one device; the disk cache's key has these options. */
   kiln_strbuf all_options = {0};
   kiln_strbuf_append(&all_options, options);
-  if (ctx->info.type == KILN_DEVICE_CPU)
+  if (kiln_elements_cpu_form(ctx))
     kiln_strbuf_appendf(&all_options, "%s-DKILN_DEVICE_IS_CPU", options[0] ? " " : "");
+  atomic_fetch_add(&programs_built, 1);
   kiln_status status = kiln_strbuf_status(&all_options);
   if (status == KILN_OK && kiln_log_enabled(KILN_LOG_DEBUG))
     kiln_log(KILN_LOG_DEBUG, "compiling '%s' for %s (%s), options \"%s\", source:\n%s", entry,
@@ -295,8 +326,12 @@ kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *
                                       .size = sizeof base};
   kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
   int log = geometry_log_first(program);
-  if (ctx->info.type != KILN_DEVICE_CPU) {
+  if (!kiln_elements_cpu_form(ctx)) {
     kiln_program_grid_1d(ctx, program, n, &launch.global[0], &launch.local[0]);
+    if (ctx->info.type == KILN_DEVICE_CPU) { /* KILN_ELEMENTS_GRID: one small group */
+      uint64_t items = elements_grid_items();
+      launch.local[0] = launch.global[0] = items < launch.local[0] ? items : launch.local[0];
+    }
     if (log)
       kiln_log(KILN_LOG_DEBUG, "launching '%s' over %lld elements: grid-stride, global %llu, "
                "local %llu", program->entry, (long long)n,

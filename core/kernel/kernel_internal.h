@@ -98,6 +98,19 @@ kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *
                                          kiln_stream *stream, int64_t n, int nargs,
                                          kiln_backend_arg *args, int base_arg);
 
+/* Whether element loops on ctx's device take the CPU form (one index per
+ * work-item, exact cover; -DKILN_DEVICE_IS_CPU): CPU devices, unless
+ * KILN_ELEMENTS_GRID=<k> (k > 0; read once per process) is in the
+ * environment. Then they compile element loops as GPUs do (grid-stride) and
+ * launch them over one work-group of at most k items, so that the suite
+ * runs the GPU loops (the batched trips of fused kernels) on PoCL too, over
+ * several trips per work-item even for small arrays. A test hook. */
+int kiln_elements_cpu_form(const kiln_context *ctx);
+
+/* Tests only: programs this process built (memory-cache misses of every
+ * context) and modules it compiled (those the disk cache did not hold). */
+void kiln_program_cache_counts(uint64_t *built, uint64_t *compiled);
+
 /* Queues a launch with backend arguments as they are (no type checks). */
 kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,
                                 kiln_stream *stream, const kiln_backend_launch *launch,
