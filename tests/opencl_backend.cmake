@@ -20,3 +20,6 @@ kiln_opencl_environment_test(library_override_fallback env_library_override_fall
   "KILN_OPENCL_PATH=${CMAKE_CURRENT_BINARY_DIR}/nonexistent/libOpenCL.so.1")
 kiln_opencl_environment_test(library_without_symbols env_library_without_symbols
   "KILN_OPENCL_PATH=libm.so.6")
+# A bad KILN_OPENCL_LANE_SHUFFLE (NVIDIA's warp shuffle switch) fails the open.
+kiln_opencl_environment_test(lane_shuffle_bad_value env_lane_shuffle_bad_value
+  "KILN_OPENCL_LANE_SHUFFLE=maybe")

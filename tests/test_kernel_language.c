@@ -810,7 +810,7 @@ static void test_vector_load(kiln_context *ctx) {
   }
 }
 
-/* kiln_lane_shuffle_down (CUDA: KILN_LANE_SHUFFLE), distances 1 to 16, on
+/* kiln_lane_shuffle_down (CUDA, NVIDIA's OpenCL: KILN_LANE_SHUFFLE), distances 1 to 16, on
  * random int32, float32 and int64 values: a work-item whose partner is in
  * its warp (lane + d < 32) gets the partner's value; backends without it
  * skip with the reason. */
@@ -840,7 +840,17 @@ static void test_lane_shuffle(kiln_context *ctx) {
     if (found && !found[0]) {
       free(found);
       CHECK_MSG(!harness_backend_is(ctx, "cuda"), "CUDA must define KILN_LANE_SHUFFLE");
-      harness_skip("no lane shuffle on this backend (KILN_LANE_SHUFFLE undefined; CUDA has it)");
+      /* NVIDIA's OpenCL has it through inline PTX unless turned off, or
+       * unless its compiler refused that (a KILN_LOG=warn line says so) */
+      kiln_device_info info;
+      const char *off = getenv("KILN_OPENCL_LANE_SHUFFLE");
+      CHECK_MSG(!(harness_backend_is(ctx, "opencl") &&
+                  kiln_context_device_info(ctx, &info) == KILN_OK &&
+                  strcmp(info.platform, "NVIDIA CUDA") == 0 && !(off && strcmp(off, "0") == 0)),
+                "NVIDIA's OpenCL should define KILN_LANE_SHUFFLE (inline PTX shuffles; "
+                "KILN_LOG=warn shows whether the driver refused them)");
+      harness_skip("no lane shuffle on this backend (KILN_LANE_SHUFFLE undefined; CUDA and "
+                   "NVIDIA's OpenCL have it)");
       break;
     }
     free(found);

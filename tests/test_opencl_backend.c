@@ -885,6 +885,28 @@ static void test_env_library_without_symbols(kiln_context *ctx) {
   CHECK_ERROR_CONTAINS(path);
 }
 
+/* A bad KILN_OPENCL_LANE_SHUFFLE (0 or 1: NVIDIA's warp shuffle through
+ * inline PTX, opencl_program.c) is an error naming it, on every platform. */
+static void test_env_lane_shuffle_bad_value(kiln_context *ctx) {
+  (void)ctx;
+  const char *value = getenv("KILN_OPENCL_LANE_SHUFFLE");
+  if (!value || strcmp(value, "maybe") != 0) {
+    harness_fail(__FILE__, __LINE__, "run with KILN_OPENCL_LANE_SHUFFLE=maybe");
+    return;
+  }
+  int count = 0;
+  if (ops->probe(&config, &count) != KILN_OK || count == 0) {
+    harness_skip("no OpenCL device on platform \"%s\": %s", config.platform_filter,
+                 kiln_last_error());
+    return;
+  }
+  kiln_backend_device *device = NULL;
+  CHECK_STATUS(ops->device_open(&config, 0, &device), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK(device == NULL);
+  CHECK_ERROR_CONTAINS("KILN_OPENCL_LANE_SHUFFLE");
+  CHECK_ERROR_CONTAINS("maybe");
+}
+
 static const harness_test device_tests[] = {
     {"probe", test_probe},
     {"probe_filter_matching_nothing", test_probe_filter_matching_nothing},
@@ -908,6 +930,7 @@ static const harness_test environment_tests[] = {
     {"env_no_vendor_driver", test_env_no_vendor_driver},
     {"env_library_override_fallback", test_env_library_override_fallback},
     {"env_library_without_symbols", test_env_library_without_symbols},
+    {"env_lane_shuffle_bad_value", test_env_lane_shuffle_bad_value},
     {0, 0}};
 
 int main(int argc, char **argv) {

@@ -5,6 +5,7 @@
 #define KILN_BACKENDS_OPENCL_BACKEND_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "backends/backend.h"
 #include "backends/opencl/opencl_library.h"
@@ -37,6 +38,9 @@ struct kiln_backend_device {
   char name[256];              /* CL_DEVICE_NAME, for messages */
   char identity[1024];         /* platform, device and driver: keys binaries */
   char base_options[128];      /* every build gets these (opencl_program.c) */
+  /* 1 while builds also get the warp shuffle through inline PTX (NVIDIA's
+   * platform, opencl_program.c); 0 from the first build it broke */
+  atomic_int lane_shuffle;
 
   pthread_mutex_t host_lock; /* guards host_allocations */
   kiln_opencl_host_allocation *host_allocations;
@@ -142,8 +146,10 @@ kiln_status kiln_opencl_module_load_binary(kiln_backend_device *device, const vo
                                            size_t size, kiln_backend_module **module);
 /* Sets device->base_options, the options every program build on the
  * device gets (the language version, correctly rounded float division and
- * sqrt where offered). */
-void kiln_opencl_base_options_init(kiln_backend_device *device);
+ * sqrt where offered), and device->lane_shuffle (platform_name: the
+ * device's CL_PLATFORM_NAME); INVALID_ARGUMENT for a bad
+ * KILN_OPENCL_LANE_SHUFFLE. */
+kiln_status kiln_opencl_base_options_init(kiln_backend_device *device, const char *platform_name);
 kiln_status kiln_opencl_device_fingerprint(kiln_backend_device *device, char *text, size_t size);
 void kiln_opencl_module_unload(kiln_backend_device *device, kiln_backend_module *module);
 kiln_status kiln_opencl_function_get(kiln_backend_device *device,

@@ -380,7 +380,7 @@ kiln_status kiln_opencl_device_open(const kiln_backend_config *config, int index
                              &device->max_alloc_size)) != KILN_OK)
     goto cleanup;
   parse_version(device_version, &device->version_major, &device->version_minor);
-  kiln_opencl_base_options_init(device);
+  if ((status = kiln_opencl_base_options_init(device, platform_name)) != KILN_OK) goto cleanup;
   device->base_address_align = align_bits >= 8 ? align_bits / 8 : 1;
   snprintf(device->identity, sizeof device->identity, "%s|%s|%s|%s|%s", platform_name,
            platform_version, device->name, device_version, driver);

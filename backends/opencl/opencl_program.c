@@ -21,7 +21,17 @@
  * traffic in element-wise kernels. */
 #define OPENCL_DIVIDE_SQRT_OPTION "-cl-fp32-correctly-rounded-divide-sqrt"
 
-void kiln_opencl_base_options_init(kiln_backend_device *device) {
+/* The warp shuffle of the kernel language (KILN_LANE_SHUFFLE) on NVIDIA's
+ * OpenCL, whose compiler takes inline PTX (prelude.cl): the reductions'
+ * lane tree on registers instead of local memory and work-group barriers,
+ * the same order of combination, the same bits. Only on the platform
+ * NVIDIA names "NVIDIA CUDA"; KILN_OPENCL_LANE_SHUFFLE=0 turns it off
+ * (docs/environment.md). Other vendors' sub-groups are not used: the tree
+ * needs 32 consecutive work-items in one sub-group, a size that
+ * cl_khr_subgroups and cl_intel_subgroups do not promise. */
+#define OPENCL_LANE_SHUFFLE_OPTION "-DKILN_OPENCL_PTX_SHUFFLE=1"
+
+kiln_status kiln_opencl_base_options_init(kiln_backend_device *device, const char *platform_name) {
   cl_device_fp_config single_config = 0;
   if (device->cl->clGetDeviceInfo(device->device, CL_DEVICE_SINGLE_FP_CONFIG,
                                   sizeof single_config, &single_config, NULL) != CL_SUCCESS)
@@ -30,6 +40,13 @@ void kiln_opencl_base_options_init(kiln_backend_device *device) {
            (single_config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
                ? " " OPENCL_DIVIDE_SQRT_OPTION
                : "");
+  const char *allow = getenv("KILN_OPENCL_LANE_SHUFFLE");
+  if (allow && strcmp(allow, "0") != 0 && strcmp(allow, "1") != 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "KILN_OPENCL_LANE_SHUFFLE=\"%s\": 0 or 1", allow);
+  atomic_init(&device->lane_shuffle, strcmp(platform_name, "NVIDIA CUDA") == 0 &&
+                                         !(allow && strcmp(allow, "0") == 0));
+  return KILN_OK;
 }
 
 /* The program's build log for the device (malloc'd, NUL-terminated, "" when
@@ -86,7 +103,9 @@ kiln_status kiln_opencl_module_build(kiln_backend_device *device, const char *so
   *out = NULL;
   const kiln_opencl_symbols *cl = device->cl;
 
+  int shuffle = atomic_load(&device->lane_shuffle);
   kiln_strbuf_append(&all_options, device->base_options);
+  if (shuffle) kiln_strbuf_append(&all_options, " " OPENCL_LANE_SHUFFLE_OPTION);
   if (options && options[0]) kiln_strbuf_appendf(&all_options, " %s", options);
   if ((status = kiln_strbuf_status(&all_options)) != KILN_OK) goto cleanup;
 
@@ -104,6 +123,32 @@ kiln_status kiln_opencl_module_build(kiln_backend_device *device, const char *so
   log = read_build_log(device, program);
   status = KILN_CL_STATUS(code, clBuildProgram, "compiling a kernel for \"%s\" with options \"%s\"",
                           device->name, kiln_strbuf_text(&all_options));
+  if (status != KILN_OK && shuffle) {
+    /* a driver whose compiler refuses the PTX (too old a PTX version, no
+     * inline assembly): the same build without it; if that one builds,
+     * the shuffle was the cause, and no later build gets it */
+    kiln_backend_module *plain = NULL;
+    char *plain_log = NULL;
+    atomic_store(&device->lane_shuffle, 0);
+    kiln_status retried = kiln_opencl_module_build(device, source, options, &plain, &plain_log);
+    if (retried == KILN_OK) {
+      kiln_log(KILN_LOG_WARN,
+               "opencl: \"%s\" refused the warp shuffle through inline PTX; the lane trees "
+               "use local memory from now on. Its log:\n%s",
+               device->name, log ? log : "");
+      free(log);
+      log = plain_log;
+      *out = plain;
+      status = KILN_OK;
+      goto cleanup;
+    }
+    /* the source's own error, reported as the plain build gave it */
+    atomic_store(&device->lane_shuffle, 1);
+    free(log);
+    log = plain_log;
+    status = retried;
+    goto cleanup;
+  }
   if (status != KILN_OK) {
     add_log_to_error(status, log);
     goto cleanup;
@@ -213,7 +258,9 @@ kiln_status kiln_opencl_device_fingerprint(kiln_backend_device *device, char *te
   KILN_CHECK_ARG(text);
   /* platform name and version, device name and version, driver version,
    * and the options every build gets */
-  if (size > 0) snprintf(text, size, "%s|%s", device->identity, device->base_options);
+  if (size > 0)
+    snprintf(text, size, "%s|%s%s", device->identity, device->base_options,
+             atomic_load(&device->lane_shuffle) ? " " OPENCL_LANE_SHUFFLE_OPTION : "");
   return KILN_OK;
 }
 

@@ -64,6 +64,43 @@ KILN_DEVICE int64_t kiln_num_groups(int d) { return (int64_t)get_num_groups((uin
 #define kiln_barrier32() barrier(CLK_LOCAL_MEM_FENCE)
 #define kiln_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
 
+/* A value of the work-item d places later in the warp (docs/kernel-
+ * language.md): OpenCL 1.2 has no warp shuffle, but NVIDIA's OpenCL
+ * compiler takes inline PTX, and its 1-D work-groups are cut into warps of
+ * 32 consecutive work-items as CUDA's blocks are. The backend defines
+ * KILN_OPENCL_PTX_SHUFFLE on NVIDIA's platform only (opencl_program.c);
+ * the reductions' lane tree then runs on registers in the order of the
+ * local-memory tree (the same bits). Values move as 32-bit words (the
+ * "r" constraint), 8-byte ones as two; volatile keeps the shuffles where
+ * every work-item of the warp runs them. */
+#ifdef KILN_OPENCL_PTX_SHUFFLE
+#define KILN_LANE_SHUFFLE 1
+KILN_DEVICE uint kiln_lane_shuffle_word(uint v, uint d) {
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(d));
+  return r;
+}
+#define KILN_LANE_SHUFFLE_32(T, as_T)                                               \
+  KILN_DEVICE T __attribute__((overloadable)) kiln_lane_shuffle_down(T v, uint d) { \
+    return as_T(kiln_lane_shuffle_word(as_uint(v), d));                            \
+  }
+#define KILN_LANE_SHUFFLE_64(T, as_T)                                               \
+  KILN_DEVICE T __attribute__((overloadable)) kiln_lane_shuffle_down(T v, uint d) { \
+    uint2 w = as_uint2(v);                                                          \
+    w.x = kiln_lane_shuffle_word(w.x, d);                                           \
+    w.y = kiln_lane_shuffle_word(w.y, d);                                           \
+    return as_T(w);                                                                 \
+  }
+KILN_LANE_SHUFFLE_32(int, as_int)
+KILN_LANE_SHUFFLE_32(uint, as_uint)
+KILN_LANE_SHUFFLE_32(float, as_float)
+KILN_LANE_SHUFFLE_64(long, as_long)
+KILN_LANE_SHUFFLE_64(ulong, as_ulong)
+#ifdef KILN_HAS_DOUBLE
+KILN_LANE_SHUFFLE_64(double, as_double)
+#endif
+#endif
+
 /* a product not fused into a multiply-add when it is its own expression:
  * OpenCL C contracts only within one (complex multiplication: NumPy's
  * infinities and NaNs) */

@@ -232,45 +232,53 @@ static void append_vector_element(kiln_strbuf *b, const kiln_rt_spec *spec, int 
   kiln_strbuf_append(b, "          }\n");
 }
 
-/* A run of t vectors of the work-item's lanes at `at`, at + 32, ... (all
- * before kend): their loads first (in flight together), then combined
- * into acc0.. in order. With `assign`, the run's first vector is the
- * lanes' first elements (assigned: the identity is never combined). */
-static void append_vector_run_into(kiln_strbuf *b, const kiln_rt_spec *spec, int vec, int t,
-                                   int assign, const char *at, const char *acc_name,
-                                   const char *index_name) {
+/* Runs of t vectors of the work-item's lanes into `streams` accumulator
+ * sets at once: for stream s, vectors at[s], at[s] + 32, ... (all before
+ * kend) folded into acc_names[s]0.. (indices index_names[s]0..). Every
+ * load of every stream is issued first (in flight together), then each
+ * stream's vectors are combined into its accumulators in order. With
+ * `assign`, each stream's first vector is its lanes' first elements
+ * (assigned: the identity is never combined). */
+static void append_vector_runs(kiln_strbuf *b, const kiln_rt_spec *spec, int vec, int t,
+                               int assign, int streams, const char *const *at,
+                               const char *const *acc_names, const char *const *index_names) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   int arg = spec->arg != 0;
   char mv[4][16], iv[4][16], av[16], aiv[16], index[96];
-  for (int u = 0; u < t; u++) {
-    for (int c = 0; c < vec; c++) {
-      if (u == 0 && assign) {
-        snprintf(mv[c], sizeof mv[c], "%s%d", acc_name, c);
-        snprintf(iv[c], sizeof iv[c], "%s%d", index_name, c);
-        continue;
+  for (int s = 0; s < streams; s++)
+    for (int u = 0; u < t; u++) {
+      for (int c = 0; c < vec; c++) {
+        if (u == 0 && assign) {
+          snprintf(mv[c], sizeof mv[c], "%s%d", acc_names[s], c);
+          snprintf(iv[c], sizeof iv[c], "%s%d", index_names[s], c);
+          continue;
+        }
+        snprintf(mv[c], sizeof mv[c], "m%d_%d_%d", s, u, c);
+        snprintf(iv[c], sizeof iv[c], "i%d_%d_%d", s, u, c);
+        kiln_strbuf_appendf(b, "          %s %s; int %s;\n", acc, mv[c], iv[c]);
       }
-      snprintf(mv[c], sizeof mv[c], "m%d_%d", u, c);
-      snprintf(iv[c], sizeof iv[c], "i%d_%d", u, c);
-      kiln_strbuf_appendf(b, "          %s %s; int %s;\n", acc, mv[c], iv[c]);
+      snprintf(index, sizeof index, "%s + %d", at[s], u * KILN_RT_LANES);
+      append_vector_element(b, spec, vec, index, mv, iv);
     }
-    snprintf(index, sizeof index, "%s + %d", at, u * KILN_RT_LANES);
-    append_vector_element(b, spec, vec, index, mv, iv);
-  }
-  for (int u = assign ? 1 : 0; u < t; u++)
-    for (int c = 0; c < vec; c++) {
-      char m[16], i[16];
-      snprintf(av, sizeof av, "%s%d", acc_name, c);
-      snprintf(aiv, sizeof aiv, "%s%d", index_name, c);
-      snprintf(m, sizeof m, "m%d_%d", u, c);
-      snprintf(i, sizeof i, "i%d_%d", u, c);
-      kiln_strbuf_append(b, "          ");
-      append_combine(b, arg, RT_IN_ORDER, av, aiv, m, i);
-    }
+  for (int s = 0; s < streams; s++)
+    for (int u = assign ? 1 : 0; u < t; u++)
+      for (int c = 0; c < vec; c++) {
+        char m[16], i[16];
+        snprintf(av, sizeof av, "%s%d", acc_names[s], c);
+        snprintf(aiv, sizeof aiv, "%s%d", index_names[s], c);
+        snprintf(m, sizeof m, "m%d_%d_%d", s, u, c);
+        snprintf(i, sizeof i, "i%d_%d_%d", s, u, c);
+        kiln_strbuf_append(b, "          ");
+        append_combine(b, arg, RT_IN_ORDER, av, aiv, m, i);
+      }
 }
 
+/* A run of t vectors of the work-item's lanes at `at`, at + 32, ... (all
+ * before kend) into acc0.. (ai0..): append_vector_runs of one stream. */
 static void append_vector_run(kiln_strbuf *b, const kiln_rt_spec *spec, int vec, int t,
                               int assign, const char *at) {
-  append_vector_run_into(b, spec, vec, t, assign, at, "acc", "ai");
+  const char *acc_name = "acc", *index_name = "ai";
+  append_vector_runs(b, spec, vec, t, assign, 1, &at, &acc_name, &index_name);
 }
 
 /* The vector at kk reaching past kend, element by element (never read
@@ -306,29 +314,40 @@ static void append_vector_partial(kiln_strbuf *b, const kiln_rt_spec *spec, int 
  * select-based combine (compare, NaN test, select: several dependent
  * instructions) had a lane's chain as the limit of max/argmax, which ran
  * at 0.201 ms for 1e8 float32 on an H100 against sum's 0.151. Sums of
- * floats are not associative and keep the one chain. */
+ * floats are not associative and keep the one chain.
+ * The halves are read in runs of t vectors each, all 2t loads issued
+ * before the combines (append_vector_runs). With runs of one (unrolled 2)
+ * ptxas kept 2 loads of 16 bytes in flight per work-item and 42 registers
+ * (sm_90): 5 work-groups of 256 a multiprocessor, 660 on an H200 or H100
+ * for the 763 of 1e8 float32, so a second wave of 103 work-groups ran
+ * alone, each work-item paying 64 round trips to memory one after
+ * another: max 0.135 ms against sum's 0.108 (H200), whose 36 registers
+ * fit all 763 at once. Runs of 4: 48 registers (still 5 work-groups) and
+ * 6-8 loads in flight, so a partial wave is bound by bandwidth, not by
+ * latency. The arg reductions (64 registers with their indices) keep runs
+ * of one unrolled 4, which ptxas already pipelines to 7 loads in flight. */
 static void append_split_chunk(kiln_strbuf *b, const kiln_rt_spec *spec, int vec) {
   const char *acc = kiln_dtype_kernel_type(spec->acc);
   int arg = spec->arg != 0, half = KILN_RT_CHUNK / KILN_RT_LANES / 2;
-  char at[64];
+  int t = arg ? KILN_RT_ARG_SPLIT_RUN : KILN_RT_SPLIT_RUN;
+  const char *accs[2] = {"acc", "accb"}, *indices[2] = {"ai", "aib"};
+  char first[2][64], step[2][64];
+  const char *at[2] = {first[0], first[1]};
   for (int c = 0; c < vec; c++)
     kiln_strbuf_appendf(b, "        %s accb%d; int aib%d = 0;\n", acc, c, c);
+  snprintf(first[0], sizeof first[0], "k0 + lane");
+  snprintf(first[1], sizeof first[1], "k0 + lane + %d", half * KILN_RT_LANES);
   kiln_strbuf_append(b, "        {\n");
-  append_vector_run(b, spec, vec, 1, 1, "k0 + lane");
-  kiln_strbuf_append(b, "        }\n        {\n");
-  snprintf(at, sizeof at, "k0 + lane + %d", half * KILN_RT_LANES);
-  append_vector_run_into(b, spec, vec, 1, 1, at, "accb", "aib");
-  kiln_strbuf_appendf(b,
-                      "        }\n"
-                      "#pragma unroll %d\n"
-                      "        for (int kiln_j = 1; kiln_j < %d; kiln_j++) {\n"
-                      "        {\n",
-                      arg ? KILN_RT_ARG_VECTOR_UNROLL : KILN_RT_VECTOR_UNROLL, half);
-  append_vector_run(b, spec, vec, 1, 0, "k0 + lane + kiln_j * 32");
-  kiln_strbuf_append(b, "        }\n        {\n");
-  snprintf(at, sizeof at, "k0 + lane + (kiln_j + %d) * 32", half);
-  append_vector_run_into(b, spec, vec, 1, 0, at, "accb", "aib");
-  kiln_strbuf_append(b, "        }\n        }\n");
+  append_vector_runs(b, spec, vec, t, 1, 2, at, accs, indices);
+  kiln_strbuf_append(b, "        }\n");
+  if (t == 1) kiln_strbuf_appendf(b, "#pragma unroll %d\n", KILN_RT_ARG_VECTOR_UNROLL);
+  kiln_strbuf_appendf(b, "        for (int kiln_j = %d; kiln_j < %d; kiln_j += %d) {\n", t, half, t);
+  snprintf(step[0], sizeof step[0], "k0 + lane + kiln_j * 32");
+  snprintf(step[1], sizeof step[1], "k0 + lane + (kiln_j + %d) * 32", half);
+  at[0] = step[0];
+  at[1] = step[1];
+  append_vector_runs(b, spec, vec, t, 0, 2, at, accs, indices);
+  kiln_strbuf_append(b, "        }\n");
   for (int c = 0; c < vec; c++) {
     char av[16], aiv[16], bv[16], biv[16];
     snprintf(av, sizeof av, "acc%d", c);

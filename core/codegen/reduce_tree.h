@@ -30,6 +30,10 @@
  * reduce_tree.c) */
 #define KILN_RT_VECTOR_UNROLL 2
 #define KILN_RT_ARG_VECTOR_UNROLL 4
+/* Vectors of each half an exactly associative combine's lane loads at
+ * once in a whole chunk (reduce_tree.c, append_split_chunk); divides 64 */
+#define KILN_RT_SPLIT_RUN 4
+#define KILN_RT_ARG_SPLIT_RUN 1
 /* the runs of vectors a short chunk (a short row) is read in, at least */
 #define KILN_RT_SHORT_RUN 4
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
