@@ -8,7 +8,9 @@
  * KILN_CHECK_TARGETS (comma list: sm_80,sm_90 / gfx90a,gfx1030), and by
  * hand KILN_CHECK_ONLY=text: only the sources whose name contains text
  * (for instance "gemm" while working on it); KILN_CHECK_FIRST_TARGET=1
- * (CI's setting, .ci/run): only the list's first target. When the
+ * (CI's setting, .ci/run): only the list's first target;
+ * KILN_CHECK_DUMP=dir: also writes each composed source to dir/<name>.cu
+ * (to read the PTX with nvcc -ptx and ptxas -v). When the
  * compiler library is missing the program exits 77 (SKIPPED) with the
  * reason. */
 #include <dirent.h>
@@ -44,6 +46,21 @@ static void add_suite_kernels(kiln_catalog *catalog) {
         compare_names);
 }
 
+/* KILN_CHECK_DUMP: the composed source, as the compiler gets it. */
+static void dump_source(const char *name, const char *full) {
+  const char *dir = getenv("KILN_CHECK_DUMP");
+  if (!dir || !full) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.cu", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    harness_fail(__FILE__, __LINE__, "cannot write %s", path);
+    return;
+  }
+  fputs(full, f);
+  fclose(f);
+}
+
 static void test_compile_everything(kiln_context *unused) {
   (void)unused;
   const char *backend = getenv("KILN_CHECK_BACKEND");
@@ -72,6 +89,7 @@ static void test_compile_everything(kiln_context *unused) {
       char *full = NULL, *log = NULL;
       size_t size = 0;
       CHECK_OK(kiln_source_compose(ops, catalog.entries[i].source, &full));
+      dump_source(catalog.entries[i].name, full);
       kiln_status s = ops->compile_for_target(full, NULL, target, &size, &log);
       if (s == KILN_ERROR_UNAVAILABLE) {
         harness_skip("%s compiler not available: %s", backend, kiln_last_error());
