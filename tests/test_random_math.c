@@ -132,14 +132,13 @@ static void test_box_muller_radius(kiln_context *unused) {
   CHECK(kiln_box_muller_radius_f32(0xffffff00u) == 0.0f); /* u = 1 */
 }
 
-/* sin and cos of every angle float32 Box-Muller draws, y = fl(t pi 2^-25)
- * for the odd t in (-2^23, 2^23), and of the edges +-pi/4. */
+/* sin and cos of every angle float32 Box-Muller draws, y = fl((j 2^-23 -
+ * 1/2) fl(pi/2)) for j < 2^23, and of pi/4. */
 static void test_sincos_eighth(kiln_context *unused) {
   (void)unused;
   double worst_s = 0, worst_c = 0;
-  for (int32_t t = -(1 << 23) + 1; t <= (1 << 23) + 1; t += 2) {
-    float y = t == (1 << 23) + 1 ? 0.785398185253143310546875f /* pi/4 */
-                                 : (float)t * 9.362675967850009e-08f;
+  for (uint32_t j = 0; j <= (1u << 23); j++) {
+    float y = (float)(((double)j / 8388608.0 - 0.5) * 1.57079637050628662109375);
     kiln_sincos_f32 r = kiln_sincos_eighth_f32(y);
     long double s = sinl(y), c = cosl(y);
     worst_s = fmax(worst_s, ulps(r.s, s, 24) * fabsl(s) / fmaxl(fabsl(s), fabsl(c)));
@@ -164,9 +163,9 @@ static void test_box_muller_pair(kiln_context *unused) {
     kiln_sincos_f32 z = kiln_box_muller_f32(a, b);
     long double u = (long double)((a >> 8) + 1) / 16777216.0L;
     long double want_r = sqrtl(-2.0L * logl(u));
-    long double angle = (long double)((int32_t)((b >> 8) | 1u) - (1 << 23)) * pi / 33554432.0L;
-    if (b & 0x100u) angle = pi / 2 - angle; /* mirrored in the diagonal */
-    if (a & 1u) angle += pi;                 /* negated */
+    long double angle = ((long double)(b >> 9) / 8388608.0L - 0.5L) * pi / 2;
+    if (b & 0x100u) angle += pi / 2; /* a quarter turn */
+    if (a & 1u) angle += pi;         /* a half turn */
     long double got_r = hypotl(z.c, z.s);
     if (want_r > 1e-3L) {
       worst_r = fmax(worst_r, (double)(fabsl(got_r - want_r) / want_r));
