@@ -13,9 +13,10 @@
  * the commit as numpy_diff's seed, so that consecutive commits cover
  * different thirds): only the sources whose catalog index i has
  * (i + offset) % k == 0; the GPU runs and developers leave it unset and
- * compile every source. When the
- * compiler library is missing the program exits 77 (SKIPPED) with the
- * reason. */
+ * compile every source; KILN_CHECK_DUMP=dir: also writes each composed
+ * source to dir/<name>.cu (to read the PTX with nvcc -ptx and ptxas -v).
+ * When the compiler library is missing the program exits 77 (SKIPPED)
+ * with the reason. */
 #include <dirent.h>
 
 #include "backends/backend.h"
@@ -47,6 +48,21 @@ static void add_suite_kernels(kiln_catalog *catalog) {
   closedir(dir);
   qsort(catalog->entries + first, (size_t)(catalog->count - first), sizeof *catalog->entries,
         compare_names);
+}
+
+/* KILN_CHECK_DUMP: the composed source, as the compiler gets it. */
+static void dump_source(const char *name, const char *full) {
+  const char *dir = getenv("KILN_CHECK_DUMP");
+  if (!dir || !full) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.cu", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    harness_fail(__FILE__, __LINE__, "cannot write %s", path);
+    return;
+  }
+  fputs(full, f);
+  fclose(f);
 }
 
 static void test_compile_everything(kiln_context *unused) {
@@ -94,6 +110,7 @@ static void test_compile_everything(kiln_context *unused) {
       char *full = NULL, *log = NULL;
       size_t size = 0;
       CHECK_OK(kiln_source_compose(ops, catalog.entries[i].source, &full));
+      dump_source(catalog.entries[i].name, full);
       kiln_status s = ops->compile_for_target(full, NULL, target, &size, &log);
       if (s == KILN_ERROR_UNAVAILABLE) {
         harness_skip("%s compiler not available: %s", backend, kiln_last_error());

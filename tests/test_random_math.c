@@ -120,10 +120,75 @@ static void test_sincos(kiln_context *unused) {
   report("cos 2 pi t float64", worst_c, 1.1);
 }
 
+/* Box-Muller's float32 radius sqrt(-2 log u) over every u it can draw. */
+static void test_box_muller_radius(kiln_context *unused) {
+  (void)unused;
+  double worst = 0;
+  for (uint32_t k = 0; k < (1u << 24) - 1; k++) { /* u = (k + 1) 2^-24 < 1 */
+    long double u = (long double)(k + 1) / 16777216.0L;
+    worst = fmax(worst, ulps(kiln_box_muller_radius_f32(k << 8), sqrtl(-2.0L * logl(u)), 24));
+  }
+  report("Box-Muller radius float32", worst, 1.0);
+  CHECK(kiln_box_muller_radius_f32(0xffffff00u) == 0.0f); /* u = 1 */
+}
+
+/* sin and cos of every angle float32 Box-Muller draws, y = fl((j 2^-23 -
+ * 1/2) fl(pi/2)) for j < 2^23, and of pi/4. */
+static void test_sincos_eighth(kiln_context *unused) {
+  (void)unused;
+  double worst_s = 0, worst_c = 0;
+  for (uint32_t j = 0; j <= (1u << 23); j++) {
+    float y = (float)(((double)j / 8388608.0 - 0.5) * 1.57079637050628662109375);
+    kiln_sincos_f32 r = kiln_sincos_eighth_f32(y);
+    long double s = sinl(y), c = cosl(y);
+    worst_s = fmax(worst_s, ulps(r.s, s, 24) * fabsl(s) / fmaxl(fabsl(s), fabsl(c)));
+    worst_c = fmax(worst_c, ulps(r.c, c, 24));
+  }
+  report("sin |y| <= pi/4 float32", worst_s, 1.0);
+  report("cos |y| <= pi/4 float32", worst_c, 1.0);
+  kiln_sincos_f32 zero = kiln_sincos_eighth_f32(0.0f);
+  CHECK(zero.s == 0.0f && zero.c == 1.0f);
+}
+
+/* The pair float32 Box-Muller makes of two words: the radius and angle
+ * docs/random.md describes, computed here in long double from the bits. */
+static void test_box_muller_pair(kiln_context *unused) {
+  (void)unused;
+  const long double pi = 3.141592653589793238462643383279502884L;
+  double worst_r = 0, worst_angle = 0;
+  int quadrants[4] = {0};
+  for (int i = 0; i < 1000000; i++) {
+    uint64_t w = harness_rand_u64();
+    uint32_t a = (uint32_t)w, b = (uint32_t)(w >> 32);
+    kiln_sincos_f32 z = kiln_box_muller_f32(a, b);
+    long double u = (long double)((a >> 8) + 1) / 16777216.0L;
+    long double want_r = sqrtl(-2.0L * logl(u));
+    long double angle = ((long double)(b >> 9) / 8388608.0L - 0.5L) * pi / 2;
+    if (b & 0x100u) angle += pi / 2; /* a quarter turn */
+    if (a & 1u) angle += pi;         /* a half turn */
+    long double got_r = hypotl(z.c, z.s);
+    if (want_r > 1e-3L) {
+      worst_r = fmax(worst_r, (double)(fabsl(got_r - want_r) / want_r));
+      long double d = atan2l(z.s, z.c) - angle;
+      d -= 2 * pi * floorl(d / (2 * pi) + 0.5L); /* to (-pi, pi] */
+      worst_angle = fmax(worst_angle, (double)fabsl(d));
+    }
+    quadrants[(z.c < 0) * 2 + (z.s < 0)]++;
+  }
+  printf("  Box-Muller pair: radius %.3g relative, angle %.3g rad, quadrants %d %d %d %d\n",
+         worst_r, worst_angle, quadrants[0], quadrants[1], quadrants[2], quadrants[3]);
+  CHECK(worst_r < 4e-7 && worst_angle < 2e-7);
+  for (int q = 0; q < 4; q++) /* 250000 each; 5 sigma is 2165 */
+    CHECK_MSG(abs(quadrants[q] - 250000) < 2165, "quadrant %d: %d of 10^6", q, quadrants[q]);
+}
+
 static const harness_test tests[] = {
     {"log", test_log},
     {"exp", test_exp},
     {"sincos", test_sincos},
+    {"box_muller_radius", test_box_muller_radius},
+    {"sincos_eighth", test_sincos_eighth},
+    {"box_muller_pair", test_box_muller_pair},
     {0},
 };
 

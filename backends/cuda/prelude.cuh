@@ -100,6 +100,16 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 KILN_DEVICE float kiln_mul_rn(float a, float b) { return __fmul_rn(a, b); }
 KILN_DEVICE double kiln_mul_rn(double a, double b) { return __dmul_rn(a, b); }
 
+/* the full 64-bit product of two 32-bit words in one IMAD.WIDE.U32
+ * (Philox's rounds): NVRTC writes (uint64_t)a * b as a 64-bit multiply, to
+ * which ptxas adds a needless add of the zero high words per product */
+#define KILN_HAS_MUL_WIDE_U32 1
+KILN_DEVICE uint64_t kiln_mul_wide_u32(uint32_t a, uint32_t b) {
+  uint64_t r;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(b));
+  return r;
+}
+
 /* ---- atomics (return the old value); shared memory uses the same
  * instructions through generic pointers --------------------------------- */
 KILN_DEVICE int32_t kiln_atomic_add_i32(int32_t *p, int32_t v) { return atomicAdd(p, v); }
