@@ -32,13 +32,16 @@ static const fft_case cases[] = {
     {"prime 1000003 complex64", "fft", KILN_COMPLEX64, 1, {1000003}, {100003}, 0.163},
 };
 
-static kiln_status run(const fft_case *c, const kiln_array *a, kiln_array *out) {
-  if (!strcmp(c->op, "rfft")) return kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, out, NULL, NULL);
-  if (!strcmp(c->op, "fft2")) return kiln_fft2(a, NULL, NULL, NULL, out, NULL, NULL);
-  return kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, out, NULL, NULL);
+static kiln_status run(kiln_context *ctx, const fft_case *c, const kiln_array *a,
+                       kiln_operand out) {
+  kiln_operand in = kiln_operand_array(a);
+  if (!strcmp(c->op, "rfft")) return kiln_rfft(ctx, in, KILN_FFT_DEFAULT, -1, NULL, out, NULL);
+  if (!strcmp(c->op, "fft2")) return kiln_fft2(ctx, in, NULL, NULL, NULL, out, NULL);
+  return kiln_fft(ctx, in, KILN_FFT_DEFAULT, -1, NULL, out, NULL);
 }
 
 typedef struct fft_call {
+  kiln_context *ctx;
   const fft_case *c;
   const kiln_array *a;
   kiln_array *out;
@@ -46,7 +49,7 @@ typedef struct fft_call {
 
 static void run_timed(void *data) {
   fft_call *f = data;
-  BENCH_CHECK(run(f->c, f->a, f->out));
+  BENCH_CHECK(run(f->ctx, f->c, f->a, kiln_operand_array(f->out)));
 }
 
 int main(int argc, char **argv) {
@@ -78,11 +81,9 @@ int main(int argc, char **argv) {
     BENCH_CHECK(kiln_array_astype(probe, c->dtype, &a));
     kiln_array_release(probe);
     /* the result array, made by a first call (which also makes the plans) */
-    if (!strcmp(c->op, "rfft")) BENCH_CHECK(kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
-    else if (!strcmp(c->op, "fft2")) BENCH_CHECK(kiln_fft2(a, NULL, NULL, NULL, NULL, NULL, &out));
-    else BENCH_CHECK(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
+    BENCH_CHECK(run(ctx, c, a, kiln_operand_new(&out)));
     /* one more warm-up, then at most 64 timed calls (as before) */
-    fft_call call = {c, a, out};
+    fft_call call = {ctx, c, a, out};
     double ms = bench_events_median_ms(ctx, start, stop, 1, repeats < 64 ? repeats : 64,
                                        run_timed, &call);
     double bytes = (double)kiln_array_nbytes(a) + (double)kiln_array_nbytes(out);

@@ -10,6 +10,7 @@
 
 #include "core/codegen/elementwise.h"
 #include "core/fft/fft_internal.h"
+#include "core/reduce/reduce_internal.h"
 #include "core/runtime/log.h"
 #include "kiln/fft.h"
 
@@ -386,37 +387,12 @@ cleanup:
   return status;
 }
 
-static kiln_status check_out(const char *what, const fft_spec *spec, const kiln_array *a,
-                             const kiln_array *out) {
-  if (out->buffer->ctx != a->buffer->ctx)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out is of another context", what);
-  if (out->dtype != spec->out_dtype || !same_shape(out->ndim, out->shape, spec->ndim,
-                                                   spec->out_shape))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s: out is %s of %d dims; the result is %s of %d dims (or a "
-                          "length differs)",
-                          what, kiln_dtype_name(out->dtype), out->ndim,
-                          kiln_dtype_name(spec->out_dtype), spec->ndim);
-  for (int i = 0; i < out->ndim; i++)
-    if (out->shape[i] > 1 && out->strides[i] == 0)
-      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                            "%s: out is a broadcast view (stride 0 on dim %d)", what, i);
-  return KILN_OK;
-}
-
-/* Runs spec on a; plans[i] is the 1-D plan of axis step i (NULL: from the
+/* Runs spec on a into final (a device array of the result's shape and
+ * dtype); plans[i] is the 1-D plan of axis step i (NULL: from the
  * context's cache). */
-static kiln_status spec_run(const char *what, const fft_spec *spec, fft_plan1d *const *plans,
-                            const kiln_array *a, kiln_array *out, kiln_stream *stream,
-                            kiln_array **result) {
+static kiln_status spec_run(const fft_spec *spec, fft_plan1d *const *plans, const kiln_array *a,
+                            kiln_array *final, kiln_stream *stream) {
   kiln_context *ctx = a->buffer->ctx;
-  if (out) KILN_RETURN_IF_ERROR(check_out(what, spec, a, out));
-  else if (!result)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out and result are both NULL", what);
-  kiln_array *final = NULL;
-  if (out) final = kiln_array_retain(out);
-  else KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, spec->out_dtype, spec->ndim, spec->out_shape,
-                                             &final));
   const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
   kiln_status status = KILN_OK;
   kiln_array *cur = kiln_array_retain((kiln_array *)a);
@@ -448,28 +424,73 @@ static kiln_status spec_run(const char *what, const fft_spec *spec, fft_plan1d *
     cur = dst;
   }
   kiln_array_release(cur);
-  if (status == KILN_OK && result) *result = final;
-  else kiln_array_release(final);
   return status;
 }
 
-static kiln_status fft_call(const char *what, kiln_fft_kind kind, const kiln_array *a, int ns,
-                            const int64_t *s, int naxes, const int *axes, const char *norm,
-                            kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  if (result) *result = NULL;
-  if (!a) return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the input is NULL", what);
+/* The input operand as a device array: given, or host memory uploaded
+ * (*owned, to release). */
+static kiln_status input_device(kiln_context *ctx, const char *what, const kiln_operand *a,
+                                const kiln_array **array, kiln_array **owned) {
+  *owned = NULL;
+  if (a->kind != KILN_OPERAND_ARRAY && a->kind != KILN_OPERAND_HOST)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the input must be a device array or host memory", what);
+  return kiln_reduce_to_device(ctx, what, 0, a, KILN_DTYPE_COUNT, array, owned);
+}
+
+/* Runs spec on the device array a into the output operand: a new array,
+ * a device array or host memory of exactly the result's shape and dtype
+ * (a host output gets the result through a device temporary, and the call
+ * waits for it). */
+static kiln_status output_run(kiln_context *ctx, const char *what, const fft_spec *spec,
+                              fft_plan1d *const *plans, const kiln_array *a,
+                              const kiln_operand *out, kiln_stream *stream) {
+  kiln_dtype dtype = spec->out_dtype;
+  kiln_array *made = NULL;
+  const kiln_array *into = NULL;
+  KILN_RETURN_IF_ERROR(kiln_reduce_prepare_output(ctx, what, out, &dtype, spec->ndim,
+                                                  spec->out_shape, 0, &made, &into));
+  kiln_status status = KILN_OK;
+  if (dtype != spec->out_dtype)
+    status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out is %s; the result is %s", what,
+                            kiln_dtype_name(dtype), kiln_dtype_name(spec->out_dtype));
+  if (status == KILN_OK) status = spec_run(spec, plans, a, (kiln_array *)into, stream);
+  if (status == KILN_OK && out->kind == KILN_OPERAND_HOST && made->size > 0) {
+    if (stream) status = kiln_stream_synchronize(ctx, stream);
+    if (status == KILN_OK)
+      status = kiln_array_to_host(made, out->value.host.writable, out->value.host.strides);
+  }
+  if (status == KILN_OK && out->kind == KILN_OPERAND_NEW) {
+    *out->value.result = made;
+    made = NULL;
+  }
+  kiln_array_release(made);
+  return status;
+}
+
+static kiln_status fft_call(const char *what, kiln_fft_kind kind, kiln_context *ctx,
+                            kiln_operand a, int ns, const int64_t *s, int naxes, const int *axes,
+                            const char *norm, kiln_operand out, kiln_stream *stream) {
+  kiln_reduce_clear_new(out);
+  if (!ctx) return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", what);
+  const kiln_array *input = NULL;
+  kiln_array *owned = NULL;
   fft_spec spec;
-  KILN_RETURN_IF_ERROR(spec_make(what, kind, a->dtype, a->ndim, a->shape, ns, s, naxes, axes,
-                                 norm, a->buffer->ctx, &spec));
-  return spec_run(what, &spec, NULL, a, out, stream, result);
+  kiln_status status = input_device(ctx, what, &a, &input, &owned);
+  if (status == KILN_OK)
+    status = spec_make(what, kind, input->dtype, input->ndim, input->shape, ns, s, naxes, axes,
+                       norm, ctx, &spec);
+  if (status == KILN_OK) status = output_run(ctx, what, &spec, NULL, input, &out, stream);
+  kiln_array_release(owned);
+  return status;
 }
 
 /* ---- the public calls ------------------------------------------------------ */
 
 #define ONE_AXIS(name, kind)                                                                   \
-  kiln_status kiln_##name(const kiln_array *a, int64_t n, int axis, const char *norm,         \
-                          kiln_array *out, kiln_stream *stream, kiln_array **result) {        \
-    return fft_call(#name, kind, a, 1, &n, 1, &axis, norm, out, stream, result);              \
+  kiln_status kiln_##name(kiln_context *ctx, kiln_operand a, int64_t n, int axis,             \
+                          const char *norm, kiln_operand out, kiln_stream *stream) {          \
+    return fft_call(#name, kind, ctx, a, 1, &n, 1, &axis, norm, out, stream);                 \
   }
 ONE_AXIS(fft, KILN_FFT_FORWARD)
 ONE_AXIS(ifft, KILN_FFT_INVERSE)
@@ -477,22 +498,22 @@ ONE_AXIS(rfft, KILN_FFT_REAL_FORWARD)
 ONE_AXIS(irfft, KILN_FFT_REAL_INVERSE)
 
 static const int last_two[2] = {-2, -1};
-kiln_status kiln_fft2(const kiln_array *a, const int64_t *s, const int *axes, const char *norm,
-                      kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  return fft_call("fft2", KILN_FFT_FORWARD, a, 2, s, 2, axes ? axes : last_two, norm, out,
-                  stream, result);
+kiln_status kiln_fft2(kiln_context *ctx, kiln_operand a, const int64_t *s, const int *axes,
+                      const char *norm, kiln_operand out, kiln_stream *stream) {
+  return fft_call("fft2", KILN_FFT_FORWARD, ctx, a, 2, s, 2, axes ? axes : last_two, norm, out,
+                  stream);
 }
-kiln_status kiln_ifft2(const kiln_array *a, const int64_t *s, const int *axes, const char *norm,
-                       kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  return fft_call("ifft2", KILN_FFT_INVERSE, a, 2, s, 2, axes ? axes : last_two, norm, out,
-                  stream, result);
+kiln_status kiln_ifft2(kiln_context *ctx, kiln_operand a, const int64_t *s, const int *axes,
+                       const char *norm, kiln_operand out, kiln_stream *stream) {
+  return fft_call("ifft2", KILN_FFT_INVERSE, ctx, a, 2, s, 2, axes ? axes : last_two, norm, out,
+                  stream);
 }
 
 #define N_AXES(name, kind)                                                                     \
-  kiln_status kiln_##name(const kiln_array *a, int ns, const int64_t *s, int naxes,           \
-                          const int *axes, const char *norm, kiln_array *out,                 \
-                          kiln_stream *stream, kiln_array **result) {                         \
-    return fft_call(#name, kind, a, ns, s, naxes, axes, norm, out, stream, result);           \
+  kiln_status kiln_##name(kiln_context *ctx, kiln_operand a, int ns, const int64_t *s,        \
+                          int naxes, const int *axes, const char *norm, kiln_operand out,     \
+                          kiln_stream *stream) {                                              \
+    return fft_call(#name, kind, ctx, a, ns, s, naxes, axes, norm, out, stream);              \
   }
 N_AXES(fftn, KILN_FFT_FORWARD)
 N_AXES(ifftn, KILN_FFT_INVERSE)
@@ -532,23 +553,27 @@ kiln_status kiln_fft_plan_create(kiln_context *ctx, kiln_fft_kind kind, kiln_dty
   return KILN_OK;
 }
 
-kiln_status kiln_fft_plan_execute(const kiln_fft_plan *plan, const kiln_array *a,
-                                  kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  if (result) *result = NULL;
+kiln_status kiln_fft_plan_execute(const kiln_fft_plan *plan, kiln_operand a, kiln_operand out,
+                                  kiln_stream *stream) {
+  kiln_reduce_clear_new(out);
   KILN_CHECK_ARG(plan);
-  KILN_CHECK_ARG(a);
   const fft_spec *spec = &plan->spec;
-  const char *what = kind_name(spec->kind);
-  if (a->buffer->ctx != plan->ctx)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s plan: the input is of another "
-                          "context", what);
-  if (a->dtype != spec->in_dtype || !same_shape(a->ndim, a->shape, spec->ndim, spec->in_shape))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s plan: made for %s inputs of %d dims; the input is %s of %d dims "
-                          "(or a length differs)",
-                          what, kiln_dtype_name(spec->in_dtype), spec->ndim,
-                          kiln_dtype_name(a->dtype), a->ndim);
-  return spec_run(what, spec, plan->plans, a, out, stream, result);
+  char what[32];
+  snprintf(what, sizeof what, "%s plan", kind_name(spec->kind));
+  const kiln_array *input = NULL;
+  kiln_array *owned = NULL;
+  kiln_status status = input_device(plan->ctx, what, &a, &input, &owned);
+  if (status == KILN_OK &&
+      (input->dtype != spec->in_dtype ||
+       !same_shape(input->ndim, input->shape, spec->ndim, spec->in_shape)))
+    status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: made for %s inputs of %d dims; the input is %s of %d dims "
+                            "(or a length differs)",
+                            what, kiln_dtype_name(spec->in_dtype), spec->ndim,
+                            kiln_dtype_name(input->dtype), input->ndim);
+  if (status == KILN_OK) status = output_run(plan->ctx, what, spec, plan->plans, input, &out, stream);
+  kiln_array_release(owned);
+  return status;
 }
 
 void kiln_fft_plan_release(kiln_fft_plan *plan) {

@@ -347,8 +347,8 @@ static kiln_status scenario_fft(kiln_context *ctx, int *correct) {
   static float spectrum[2 * 7], again[12];
   kiln_status s;
   CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
-  if (s == KILN_OK) CREATE(s, kiln_rfft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &f), f);
-  if (s == KILN_OK) CREATE(s, kiln_irfft(f, n, 0, NULL, NULL, NULL, &back), back);
+  if (s == KILN_OK) CREATE(s, kiln_rfft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&f), NULL), f);
+  if (s == KILN_OK) CREATE(s, kiln_irfft(ctx, kiln_operand_array(f), n, 0, NULL, kiln_operand_new(&back), NULL), back);
   if (s == KILN_OK) s = kiln_array_to_host(f, spectrum, NULL);
   if (s == KILN_OK) s = kiln_array_to_host(back, again, NULL);
   if (s == KILN_OK) {
