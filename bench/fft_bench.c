@@ -6,10 +6,14 @@
  * library where there is one); with KILN_FFT unset the program also runs
  * itself with KILN_FFT=portable, so the library and kiln's own kernels are
  * both reported. On a CPU device (PoCL) every size is divided (--full
- * keeps them), since one 2^24 transform takes seconds there.
+ * keeps them), since one 2^24 transform takes seconds there. Both runs
+ * write their times to one file (FFT_BENCH_TIMES, made by the first), from
+ * which fft_peers.py prints the goals' ratios against CuPy measured in the
+ * same run.
  * Usage: fft_bench [--full] [--no-peers] [repeats] */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -59,6 +63,21 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-peers")) peers = 0;
     else repeats = atoi(argv[i]) > 0 ? atoi(argv[i]) : repeats;
   }
+  /* the times file, shared with the portable run and read by the peers */
+  char times_path[] = "/tmp/kiln_fft_bench_XXXXXX";
+  const char *times = getenv("FFT_BENCH_TIMES");
+  int own_times = 0;
+  if (!times) {
+    int fd = mkstemp(times_path);
+    if (fd >= 0) {
+      close(fd);
+      setenv("FFT_BENCH_TIMES", times_path, 1);
+      times = times_path;
+      own_times = 1;
+    }
+  }
+  const char *policy = getenv("KILN_FFT");
+  const char *path_kind = policy && !strcmp(policy, "portable") ? "portable" : "default";
   kiln_context *ctx = NULL;
   BENCH_CHECK(kiln_context_create(NULL, &ctx));
   kiln_device_info info;
@@ -93,6 +112,11 @@ int main(int argc, char **argv) {
                (long long)shape[0], c->ndim > 1 ? "x" : "", c->ndim > 1 ? (long long)shape[1] : 0LL);
     printf("%-34s %12.3f %12.2f %10.3f\n", small ? label : c->name, ms, bytes / (ms * 1e6),
            small ? NAN : c->cupy_ms);
+    FILE *f = times ? fopen(times, "a") : NULL;
+    if (f) {
+      fprintf(f, "%s %zu %.6f\n", path_kind, k, ms);
+      fclose(f);
+    }
     kiln_array_release(out);
     kiln_array_release(a);
   }
@@ -101,7 +125,6 @@ int main(int argc, char **argv) {
   kiln_event_release(stop);
   kiln_context_release(ctx);
   fflush(stdout);
-  const char *policy = getenv("KILN_FFT");
   char command[4096];
   if (!policy || !*policy) {
     /* the portable kernels beside the library, in the same run */
@@ -112,11 +135,13 @@ int main(int argc, char **argv) {
     if (system(command) != 0) printf("(the portable run failed)\n");
   }
   if (peers) {
-    snprintf(command, sizeof command, "%s '%s' %s %d", getenv("KILN_PYTHON") ? getenv("KILN_PYTHON") : "python3",
-             KILN_BENCH_DIR "/fft_peers.py", small ? "--small" : "", repeats);
+    snprintf(command, sizeof command, "%s '%s' %s --kiln-times '%s' %d",
+             getenv("KILN_PYTHON") ? getenv("KILN_PYTHON") : "python3",
+             KILN_BENCH_DIR "/fft_peers.py", small ? "--small" : "", times ? times : "", repeats);
     printf("\n== peers (bench/fft_peers.py)\n");
     fflush(stdout);
     if (system(command) != 0) printf("(fft_peers.py did not run: no python3 with NumPy?)\n");
   }
+  if (own_times) remove(times_path);
   return 0;
 }
