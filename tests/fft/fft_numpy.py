@@ -6,7 +6,10 @@ pad; batch dims; reversed and strided views; out and streams; host
 input and out, strided; bad arguments), runs them through tests/fft/fft_driver and compares with
 NumPy. The bound: relative RMS error <= C * eps(dtype) * log2(N) with N
 the transform's size (Bluestein: its padded length), C = 6 (docs/fft.md).
-Bad arguments must fail where NumPy raises. Exit 77 when no device."""
+Bad arguments must fail where NumPy raises. Under KILN_FFT=vendor (the
+driver's path "vendor: ...") a case the library cannot plan (clFFT: a
+prime factor above 13) is UNIMPLEMENTED by design: counted and printed,
+not a failure. Exit 77 when no device."""
 import argparse
 import math
 import subprocess
@@ -166,7 +169,8 @@ def main():
         print("fft_numpy: SKIP:", first or "the driver exited")
         return 77
     print("fft_numpy: path:", first[6:])
-    failures = checked = errors = 0
+    vendor_only = first[6:].startswith("vendor:")
+    failures = checked = errors = refused = 0
     worst = 0.0
     for case in make_cases(rng, args.quick):
         op, s, axes, norm, out, stream, steps, transpose, dt, shape = case[:10]
@@ -189,6 +193,9 @@ def main():
             if got is not None:
                 failures += 1
                 print(f"FAIL {label}: NumPy raised ({want_err}); kiln returned a result")
+            continue
+        if got is None and vendor_only and "KILN_ERROR_UNIMPLEMENTED" in line:
+            refused += 1
             continue
         if got is None:
             failures += 1
@@ -220,7 +227,9 @@ def main():
     drv.p.stdin.close()
     drv.p.wait()
     print(f"fft_numpy: {checked} results checked against NumPy, {errors} bad-argument cases, "
-          f"worst error {worst:.2f} of its bound, {failures} failures")
+          f"worst error {worst:.2f} of its bound, {failures} failures"
+          + (f", {refused} cases the library cannot plan (KILN_FFT=vendor: errors)"
+             if vendor_only else ""))
     return 1 if failures or checked == 0 else 0
 
 
