@@ -5,7 +5,7 @@
  * complex elements (float or double parts, interleaved), made and read back
  * by fft.c with element-wise copies (which do the crop/zero-pad, casts and
  * any strides). fft_plan1d.c plans the length n: a Stockham auto-sort
- * sequence of radix passes (2, 3, 4, 5, 7, 8, 11, 13), or Bluestein's
+ * sequence of radix passes (2, 3, 4, 5, 7, 8, 11, 13, 16), or Bluestein's
  * chirp-z convolution over a power of two when n has a larger prime
  * factor. Plans are kept per context in a bounded cache (fft_cache.c). */
 #ifndef KILN_CORE_FFT_INTERNAL_H

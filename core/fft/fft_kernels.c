@@ -10,7 +10,7 @@
  * (j / Ns) Ns R + k + r Ns. After the last pass the row is in natural
  * order (auto-sort: no bit reversal). The R-point DFT is written out with
  * its constants (exact 0, +-1, +-i terms as additions), so any prime R
- * works; the plan uses 2, 3, 4, 5, 7, 8, 11 and 13. */
+ * works; the plan uses 2, 3, 4, 5, 7, 8, 11, 13 and 16. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -243,7 +243,7 @@ kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
 }
 
 kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
-  static const int radices[] = {2, 3, 4, 5, 7, 8, 11, 13};
+  static const int radices[] = {2, 3, 4, 5, 7, 8, 11, 13, 16};
   kiln_status status = KILN_OK;
   for (int p = 0; p < 2 && status == KILN_OK; p++) {
     /* one entry per program: each helper defines the same device function */

@@ -33,7 +33,7 @@
  * The transform is the backend's vendor library where one loads (cuFFT,
  * hipFFT, clFFT; 2 or 3 trailing axes of the complex forms and rfftn as
  * one multi-dimensional transform), else kiln's own (Stockham auto-sort
- * passes of radix 2, 3, 4, 5, 7, 8, 11, 13; Bluestein's algorithm for
+ * passes of radix 2, 3, 4, 5, 7, 8, 11, 13, 16; Bluestein's algorithm for
  * lengths with a larger prime factor); docs/fft.md. Plans are cached per
  * context (bounded, freed with the context); kiln_fft_plan makes one
  * explicitly for repeated transforms of one shape. Work buffers come from
