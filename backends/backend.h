@@ -108,7 +108,11 @@ typedef struct kiln_backend_gemm {
  * points, each row contiguous and the rows back to back (the library's
  * basic layout): C2C rows of n complex in and out; R2C n real in, n/2 + 1
  * complex out; C2R n/2 + 1 complex in (which the library may overwrite), n
- * real out. Unscaled, as every vendor library: core scales. */
+ * real out. Unscaled, as every vendor library: core scales.
+ * rank 2 or 3: a batched 2-D or 3-D transform instead, each of the batch
+ * items an outer[0] (x outer[1]) x n C-order array transformed along every
+ * dim, items back to back (R2C / C2R: the real one along the last dim, of
+ * n/2 + 1 complex points). */
 typedef enum kiln_backend_fft_type {
   KILN_BACKEND_FFT_C2C = 1,
   KILN_BACKEND_FFT_R2C,
@@ -119,6 +123,8 @@ typedef struct kiln_backend_fft {
   kiln_backend_fft_type type;
   int double_precision; /* complex128 / float64 rather than complex64 / float32 */
   int64_t n, batch;     /* >= 1 */
+  int rank;             /* 0 or 1: 1-D; 2, 3: outer holds rank - 1 lengths */
+  int64_t outer[2];     /* the slower dims' lengths, slowest first */
 } kiln_backend_fft;
 
 typedef struct kiln_backend_fft_plan kiln_backend_fft_plan;

@@ -6,10 +6,14 @@
  * library where there is one); with KILN_FFT unset the program also runs
  * itself with KILN_FFT=portable, so the library and kiln's own kernels are
  * both reported. On a CPU device (PoCL) every size is divided (--full
- * keeps them), since one 2^24 transform takes seconds there.
+ * keeps them), since one 2^24 transform takes seconds there. Both runs
+ * write their times to one file (FFT_BENCH_TIMES, made by the first), from
+ * which fft_peers.py prints the goals' ratios against CuPy measured in the
+ * same run.
  * Usage: fft_bench [--full] [--no-peers] [repeats] */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -32,13 +36,16 @@ static const fft_case cases[] = {
     {"prime 1000003 complex64", "fft", KILN_COMPLEX64, 1, {1000003}, {100003}, 0.163},
 };
 
-static kiln_status run(const fft_case *c, const kiln_array *a, kiln_array *out) {
-  if (!strcmp(c->op, "rfft")) return kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, out, NULL, NULL);
-  if (!strcmp(c->op, "fft2")) return kiln_fft2(a, NULL, NULL, NULL, out, NULL, NULL);
-  return kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, out, NULL, NULL);
+static kiln_status run(kiln_context *ctx, const fft_case *c, const kiln_array *a,
+                       kiln_operand out) {
+  kiln_operand in = kiln_operand_array(a);
+  if (!strcmp(c->op, "rfft")) return kiln_rfft(ctx, in, KILN_FFT_DEFAULT, -1, NULL, out, NULL);
+  if (!strcmp(c->op, "fft2")) return kiln_fft2(ctx, in, NULL, NULL, NULL, out, NULL);
+  return kiln_fft(ctx, in, KILN_FFT_DEFAULT, -1, NULL, out, NULL);
 }
 
 typedef struct fft_call {
+  kiln_context *ctx;
   const fft_case *c;
   const kiln_array *a;
   kiln_array *out;
@@ -46,7 +53,7 @@ typedef struct fft_call {
 
 static void run_timed(void *data) {
   fft_call *f = data;
-  BENCH_CHECK(run(f->c, f->a, f->out));
+  BENCH_CHECK(run(f->ctx, f->c, f->a, kiln_operand_array(f->out)));
 }
 
 int main(int argc, char **argv) {
@@ -56,6 +63,21 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-peers")) peers = 0;
     else repeats = atoi(argv[i]) > 0 ? atoi(argv[i]) : repeats;
   }
+  /* the times file, shared with the portable run and read by the peers */
+  char times_path[] = "/tmp/kiln_fft_bench_XXXXXX";
+  const char *times = getenv("FFT_BENCH_TIMES");
+  int own_times = 0;
+  if (!times) {
+    int fd = mkstemp(times_path);
+    if (fd >= 0) {
+      close(fd);
+      setenv("FFT_BENCH_TIMES", times_path, 1);
+      times = times_path;
+      own_times = 1;
+    }
+  }
+  const char *policy = getenv("KILN_FFT");
+  const char *path_kind = policy && !strcmp(policy, "portable") ? "portable" : "default";
   kiln_context *ctx = NULL;
   BENCH_CHECK(kiln_context_create(NULL, &ctx));
   kiln_device_info info;
@@ -78,11 +100,9 @@ int main(int argc, char **argv) {
     BENCH_CHECK(kiln_array_astype(probe, c->dtype, &a));
     kiln_array_release(probe);
     /* the result array, made by a first call (which also makes the plans) */
-    if (!strcmp(c->op, "rfft")) BENCH_CHECK(kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
-    else if (!strcmp(c->op, "fft2")) BENCH_CHECK(kiln_fft2(a, NULL, NULL, NULL, NULL, NULL, &out));
-    else BENCH_CHECK(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &out));
+    BENCH_CHECK(run(ctx, c, a, kiln_operand_new(&out)));
     /* one more warm-up, then at most 64 timed calls (as before) */
-    fft_call call = {c, a, out};
+    fft_call call = {ctx, c, a, out};
     double ms = bench_events_median_ms(ctx, start, stop, 1, repeats < 64 ? repeats : 64,
                                        run_timed, &call);
     double bytes = (double)kiln_array_nbytes(a) + (double)kiln_array_nbytes(out);
@@ -92,6 +112,11 @@ int main(int argc, char **argv) {
                (long long)shape[0], c->ndim > 1 ? "x" : "", c->ndim > 1 ? (long long)shape[1] : 0LL);
     printf("%-34s %12.3f %12.2f %10.3f\n", small ? label : c->name, ms, bytes / (ms * 1e6),
            small ? NAN : c->cupy_ms);
+    FILE *f = times ? fopen(times, "a") : NULL;
+    if (f) {
+      fprintf(f, "%s %zu %.6f\n", path_kind, k, ms);
+      fclose(f);
+    }
     kiln_array_release(out);
     kiln_array_release(a);
   }
@@ -100,7 +125,6 @@ int main(int argc, char **argv) {
   kiln_event_release(stop);
   kiln_context_release(ctx);
   fflush(stdout);
-  const char *policy = getenv("KILN_FFT");
   char command[4096];
   if (!policy || !*policy) {
     /* the portable kernels beside the library, in the same run */
@@ -111,11 +135,13 @@ int main(int argc, char **argv) {
     if (system(command) != 0) printf("(the portable run failed)\n");
   }
   if (peers) {
-    snprintf(command, sizeof command, "%s '%s' %s %d", getenv("KILN_PYTHON") ? getenv("KILN_PYTHON") : "python3",
-             KILN_BENCH_DIR "/fft_peers.py", small ? "--small" : "", repeats);
+    snprintf(command, sizeof command, "%s '%s' %s --kiln-times '%s' %d",
+             getenv("KILN_PYTHON") ? getenv("KILN_PYTHON") : "python3",
+             KILN_BENCH_DIR "/fft_peers.py", small ? "--small" : "", times ? times : "", repeats);
     printf("\n== peers (bench/fft_peers.py)\n");
     fflush(stdout);
     if (system(command) != 0) printf("(fft_peers.py did not run: no python3 with NumPy?)\n");
   }
+  if (own_times) remove(times_path);
   return 0;
 }

@@ -7,8 +7,12 @@
   NumPy (CPU, pocketfft): wall time per call (median), for the comparison
   with PoCL (kiln's kernels on the same CPU).
 
-Usage: python3 bench/fft_peers.py [--small] [--cpu-only] [repeats]
-(--small: the divided sizes fft_bench uses on a CPU device)
+Usage: python3 bench/fft_peers.py [--small] [--cpu-only] [--kiln-times FILE] [repeats]
+(--small: the divided sizes fft_bench uses on a CPU device; --kiln-times:
+fft_bench's times, "default|portable <case index> <ms>" lines, to print
+the goals of issue 27 against CuPy measured here: kiln through the library
+/ CuPy (goal <= 1.05) and kiln's own kernels' speed in % of cuFFT's (goal
+>= 40 on powers of two; within 4x, i.e. >= 25 %, on the prime))
 """
 import statistics
 import sys
@@ -34,7 +38,19 @@ def data(xp, dtype, shape):
     return xp.asarray(x.astype(dtype))
 
 
-def cupy_times(repeats, small):
+def read_kiln_times(path):
+    times = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                kind, index, ms = line.split()
+                times[(kind, int(index))] = float(ms)
+    except (OSError, ValueError):
+        pass
+    return times
+
+
+def cupy_times(repeats, small, kiln):
     try:
         import cupy as cp
         from cupyx.profiler import benchmark
@@ -43,12 +59,18 @@ def cupy_times(repeats, small):
         print(f"CuPy: not measured ({type(e).__name__}: {e})")
         return
     print(f"CuPy {cp.__version__} (cuFFT), device ms per call (median of {repeats}):")
-    for name, op, dtype, shape, small_shape in CASES:
+    if kiln:
+        print(f"  {'case':34s} {'CuPy ms':>10s} {'kiln/CuPy':>10s} {'kernels % of cuFFT':>19s}")
+    for index, (name, op, dtype, shape, small_shape) in enumerate(CASES):
         x = data(cp, dtype, small_shape if small else shape)
         f = getattr(cp.fft, op)
         f(x)  # plan into CuPy's cache
         r = benchmark(f, (x,), n_repeat=repeats, n_warmup=2)
-        print(f"  {name:34s} {statistics.median(r.gpu_times[0]) * 1e3:10.3f}")
+        ms = statistics.median(r.gpu_times[0]) * 1e3
+        default, portable = kiln.get(("default", index)), kiln.get(("portable", index))
+        ratio = f"{default / ms:10.3f}" if default else f"{'-':>10s}"
+        share = f"{100 * ms / portable:18.1f}%" if portable else f"{'-':>19s}"
+        print(f"  {name:34s} {ms:10.3f}" + (f" {ratio} {share}" if kiln else ""))
 
 
 def numpy_times(repeats, small):
@@ -65,11 +87,17 @@ def numpy_times(repeats, small):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    kiln = {}
+    if "--kiln-times" in argv:
+        at = argv.index("--kiln-times")
+        kiln = read_kiln_times(argv[at + 1]) if at + 1 < len(argv) else {}
+        del argv[at:at + 2]
+    args = [a for a in argv if not a.startswith("--")]
     repeats = int(args[0]) if args else 10
-    small = "--small" in sys.argv
-    if "--cpu-only" not in sys.argv:
-        cupy_times(repeats, small)
+    small = "--small" in argv
+    if "--cpu-only" not in argv:
+        cupy_times(repeats, small, kiln)
     numpy_times(min(repeats, 5), small)
 
 

@@ -18,6 +18,13 @@ if(KILN_FAULT_INJECTION)
         LABELS "backend=${b};fault" ENVIRONMENT "KILN_BACKEND=${b}")
     endforeach()
   endforeach()
+  # fault_fft_vendor.<backend>: the FFT scenario through the vendor library
+  # (KILN_FFT=vendor: its 2-D plan and execution; clFFT on PoCL)
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME fault_fft_vendor.${b} COMMAND test_fault fft_host)
+    set_tests_properties(fault_fft_vendor.${b} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=${b};fault" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=vendor")
+  endforeach()
   target_compile_definitions(test_fault PRIVATE KILN_FAULT_INJECTION)
   target_include_directories(test_fault SYSTEM PRIVATE ${KILN_DLPACK_INCLUDE_DIR})
   target_link_options(test_fault PRIVATE -Wl,--wrap=malloc -Wl,--wrap=calloc

@@ -1,7 +1,7 @@
 /* tests/test_fft.c: the contract of kiln/fft.h that fft_numpy.py does not
  * cover: bad arguments (each a status and a message), explicit plans and
  * their checks, the plan cache past its bound, round trips against a plain
- * C DFT (float64), a large power of two, out and streams. Values of every
+ * C DFT (float64), a large power of two, out and streams, host operands. Values of every
  * transform against NumPy: tests/fft/fft_numpy.py. */
 #include "harness.h"
 
@@ -55,12 +55,12 @@ static void test_against_dft(kiln_context *ctx) {
     kiln_array *a = complex128_random(ctx, 1, &n, &x), *f = NULL, *back = NULL;
     double *got = malloc((size_t)(2 * n) * sizeof(double));
     double *want = malloc((size_t)(2 * n) * sizeof(double));
-    CHECK_OK(kiln_fft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &f));
+    CHECK_OK(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&f), NULL));
     CHECK_OK(kiln_array_to_host(f, got, NULL));
     dft(x, want, n, -1);
     double e = relative_error(got, want, n);
     CHECK_MSG(e < 1e-13, "fft n=%lld: error %.3g vs a C DFT", (long long)n, e);
-    CHECK_OK(kiln_ifft(f, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &back));
+    CHECK_OK(kiln_ifft(ctx, kiln_operand_array(f), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&back), NULL));
     CHECK_OK(kiln_array_to_host(back, got, NULL));
     e = relative_error(got, x, n);
     CHECK_MSG(e < 1e-13, "ifft(fft(x)) n=%lld: error %.3g", (long long)n, e);
@@ -78,22 +78,21 @@ static void test_round_trip_stream(kiln_context *ctx) {
   int64_t n = 1 << 16;
   float *x = malloc((size_t)(2 * n) * sizeof(float)), *got = malloc((size_t)(2 * n) * sizeof(float));
   harness_fill_random(x, KILN_FLOAT32, 2 * n, -1, 1);
-  kiln_array *a = NULL, *f = NULL, *store = NULL, *out = NULL, *r = NULL;
+  kiln_array *a = NULL, *f = NULL, *store = NULL, *out = NULL;
   kiln_stream *stream = NULL;
   REQUIRE_OK(kiln_stream_create(ctx, &stream));
   REQUIRE_OK(kiln_array_from_host(ctx, KILN_COMPLEX64, 1, &n, NULL, x, &a));
   REQUIRE_OK(kiln_array_empty(ctx, KILN_COMPLEX64, 1, &n, &store));
   kiln_slice reverse = {KILN_NONE, KILN_NONE, -1};
   REQUIRE_OK(kiln_array_slice(store, 1, &reverse, &out));
-  CHECK_OK(kiln_fft(a, KILN_FFT_DEFAULT, -1, "ortho", NULL, stream, &f));
-  CHECK_OK(kiln_ifft(f, KILN_FFT_DEFAULT, -1, "ortho", out, stream, &r));
-  CHECK(r == out);
+  CHECK_OK(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, "ortho", kiln_operand_new(&f), stream));
+  CHECK_OK(kiln_ifft(ctx, kiln_operand_array(f), KILN_FFT_DEFAULT, -1, "ortho",
+                     kiln_operand_array(out), stream));
   CHECK_OK(kiln_stream_synchronize(ctx, stream));
   CHECK_OK(kiln_array_to_host(out, got, NULL));
   double err = 0;
   for (int64_t i = 0; i < 2 * n; i++) err = fmax(err, fabs(got[i] - x[i]));
   CHECK_MSG(err < 1e-5, "ifft(fft(x)) 2^16 complex64: max error %.3g", err);
-  kiln_array_release(r);
   kiln_array_release(out);
   kiln_array_release(store);
   kiln_array_release(f);
@@ -103,42 +102,89 @@ static void test_round_trip_stream(kiln_context *ctx) {
   free(got);
 }
 
+/* Host operands against a C DFT: ifft of a reversed, strided host view
+ * (every other row of 6 x 9, columns reversed) into host memory laid out
+ * column-major, on a stream; and an explicit plan host to host. */
+static void test_host_operands(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  if (!info.has_double) {
+    harness_skip("no float64 on this device");
+    return;
+  }
+  enum { ROWS = 6, COLS = 9 };
+  double x[2 * ROWS * COLS], got[2 * 3 * COLS], row[2 * COLS], want[2 * COLS];
+  harness_fill_random(x, KILN_FLOAT64, 2 * ROWS * COLS, -1, 1);
+  int64_t vshape[2] = {3, COLS}, vstrides[2] = {2 * COLS * 16, -16};
+  int64_t out_strides[2] = {16, 3 * 16};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  kiln_operand in = kiln_operand_host(x + 2 * (COLS - 1), KILN_COMPLEX128, 2, vshape, vstrides);
+  CHECK_OK(kiln_ifft(ctx, in, KILN_FFT_DEFAULT, -1, "ortho",
+                     kiln_operand_host_output(got, KILN_COMPLEX128, 2, vshape, out_strides),
+                     stream));
+  for (int r = 0; r < 3; r++) {
+    for (int j = 0; j < COLS; j++) {
+      row[2 * j] = x[2 * (2 * r * COLS + COLS - 1 - j)];
+      row[2 * j + 1] = x[2 * (2 * r * COLS + COLS - 1 - j) + 1];
+    }
+    dft(row, want, COLS, 1);
+    double e = 0, scale = 1 / sqrt((double)COLS);
+    for (int k = 0; k < COLS; k++)
+      e = fmax(e, fmax(fabs(got[2 * (k * 3 + r)] - want[2 * k] * scale),
+                       fabs(got[2 * (k * 3 + r) + 1] - want[2 * k + 1] * scale)));
+    CHECK_MSG(e < 1e-13, "host ifft row %d: error %.3g", r, e);
+  }
+  /* a plan: host in, host out */
+  kiln_fft_plan *plan = NULL;
+  int64_t n = COLS;
+  REQUIRE_OK(kiln_fft_plan_create(ctx, KILN_FFT_FORWARD, KILN_COMPLEX128, 1, &n, 0, NULL, 0,
+                                  NULL, NULL, &plan));
+  CHECK_OK(kiln_fft_plan_execute(plan, kiln_operand_host(x, KILN_COMPLEX128, 1, &n, NULL),
+                                 kiln_operand_host_output(got, KILN_COMPLEX128, 1, &n, NULL),
+                                 NULL));
+  dft(x, want, COLS, -1);
+  CHECK(relative_error(got, want, COLS) < 1e-13);
+  kiln_fft_plan_release(plan);
+  kiln_stream_release(stream);
+}
+
 static void test_bad_arguments(kiln_context *ctx) {
   int64_t shape[2] = {4, 6}, empty = 0;
   kiln_array *a = NULL, *e = NULL, *r = (kiln_array *)1, *scalar = NULL, *wrong = NULL;
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 2, shape, &a));
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &empty, &e));
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 0, NULL, &scalar));
-  CHECK_STATUS(kiln_fft(a, 0, -1, NULL, NULL, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), 0, -1, NULL, kiln_operand_new(&r), NULL), KILN_ERROR_INVALID_ARGUMENT);
   CHECK(r == NULL);
   CHECK_ERROR_CONTAINS("invalid number of FFT data points (0)");
-  CHECK_STATUS(kiln_fft(a, -5, -1, NULL, NULL, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_STATUS(kiln_fft(e, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), -5, -1, NULL, kiln_operand_new(&r), NULL), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(e), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, 2, NULL, NULL, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 2, NULL, kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("axis 2 is out of range");
-  CHECK_STATUS(kiln_ifft(a, KILN_FFT_DEFAULT, -3, NULL, NULL, NULL, &r),
+  CHECK_STATUS(kiln_ifft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -3, NULL, kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, "Ortho", NULL, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, "Ortho", kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("\"backward\", \"ortho\" or \"forward\"");
-  CHECK_STATUS(kiln_rfft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &r),
+  CHECK_STATUS(kiln_rfft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, NULL, kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("real inputs");
-  CHECK_STATUS(kiln_fft(scalar, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(scalar), KILN_FFT_DEFAULT, -1, NULL, kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_STATUS(kiln_fft(NULL, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(NULL), KILN_FFT_DEFAULT, -1, NULL, kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, NULL),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, NULL, kiln_operand_new(NULL), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   int64_t s2[2] = {4, 4};
   int ax1[1] = {0};
-  CHECK_STATUS(kiln_fftn(a, 2, s2, 1, ax1, NULL, NULL, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fftn(ctx, kiln_operand_array(a), 2, s2, 1, ax1, NULL, kiln_operand_new(&r), NULL), KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("different lengths");
   /* out of the wrong shape, dtype, or a broadcast view */
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX128, 2, shape, &wrong));
-  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, wrong, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, NULL, kiln_operand_array(wrong), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("out is complex128");
   kiln_array_release(wrong);
@@ -146,10 +192,29 @@ static void test_bad_arguments(kiln_context *ctx) {
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &shape[1], &wrong));
   kiln_array *broadcast = NULL;
   REQUIRE_OK(kiln_array_broadcast_to(wrong, 2, shape, &broadcast));
-  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, broadcast, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, NULL, kiln_operand_array(broadcast), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("broadcast");
-  CHECK_STATUS(kiln_fft(a, 5, -1, NULL, wrong, NULL, &r), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), 5, -1, NULL, kiln_operand_array(wrong), NULL), KILN_ERROR_INVALID_ARGUMENT);
+  /* operands: a NULL ctx, a scalar, read-only or misshapen host out */
+  CHECK_STATUS(kiln_fft(NULL, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, NULL,
+                        kiln_operand_new(&r), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_float(1.0), KILN_FFT_DEFAULT, -1, NULL,
+                        kiln_operand_new(&r), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("device array or host memory");
+  float host[48];
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, NULL,
+                        kiln_operand_host(host, KILN_COMPLEX64, 2, shape, NULL), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("read-only");
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), 5, -1, NULL,
+                        kiln_operand_host_output(host, KILN_COMPLEX64, 2, shape, NULL), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_host(NULL, KILN_COMPLEX64, 2, shape, NULL),
+                        KILN_FFT_DEFAULT, -1, NULL, kiln_operand_new(&r), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
   char text[256];
   CHECK_OK(kiln_fft_describe(ctx, text, sizeof text));
   CHECK(strstr(text, "portable") != NULL || strstr(text, "vendor: ") == text);
@@ -179,10 +244,11 @@ static void test_plan(kiln_context *ctx) {
   kiln_array *a = NULL, *b = NULL, *r1 = NULL, *r2 = NULL;
   REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 3, shape, NULL, x, &a));
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_FLOAT32, 3, other, &b));
-  CHECK_OK(kiln_fft_plan_execute(plan, a, NULL, NULL, &r1));
-  CHECK_OK(kiln_rfftn(a, 0, NULL, 2, axes, "forward", NULL, NULL, &r2));
+  CHECK_OK(kiln_fft_plan_execute(plan, kiln_operand_array(a), kiln_operand_new(&r1), NULL));
+  CHECK_OK(kiln_rfftn(ctx, kiln_operand_array(a), 0, NULL, 2, axes, "forward", kiln_operand_new(&r2), NULL));
   kiln_array *none = (kiln_array *)1;
-  CHECK_STATUS(kiln_fft_plan_execute(plan, b, NULL, NULL, &none), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(kiln_fft_plan_execute(plan, kiln_operand_array(b), kiln_operand_new(&none), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
   CHECK(none == NULL);
   CHECK_ERROR_CONTAINS("plan");
   /* rfft along the last of the axes (0: 3 -> 2), fft along axis 2 */
@@ -212,7 +278,7 @@ static void test_cache_bound(kiln_context *ctx) {
   for (int64_t n = 2; n <= 48; n++) {
     kiln_array *a = NULL, *f = NULL;
     REQUIRE_OK(kiln_array_from_host(ctx, KILN_COMPLEX64, 1, &n, NULL, x, &a));
-    CHECK_OK(kiln_fft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &f));
+    CHECK_OK(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&f), NULL));
     float got[2 * 48];
     if (f) CHECK_OK(kiln_array_to_host(f, got, NULL)); /* element 0: the sum */
     double sum = 0;
@@ -224,7 +290,7 @@ static void test_cache_bound(kiln_context *ctx) {
   }
   kiln_array *a = NULL, *f = NULL;
   REQUIRE_OK(kiln_array_from_host(ctx, KILN_COMPLEX64, 1, &first, NULL, x, &a));
-  CHECK_OK(kiln_fft_plan_execute(held, a, NULL, NULL, &f));
+  CHECK_OK(kiln_fft_plan_execute(held, kiln_operand_array(a), kiln_operand_new(&f), NULL));
   float got[6];
   if (f) CHECK_OK(kiln_array_to_host(f, got, NULL));
   CHECK(fabs(got[0] - (x[0] + x[2] + x[4])) < 1e-5);
@@ -252,17 +318,44 @@ static void test_vendor(kiln_context *ctx) {
   int64_t shape[2] = {3, 16};
   double *x = NULL, *got = malloc(2 * 48 * sizeof(double)), want[32];
   kiln_array *a = complex128_random(ctx, 2, shape, &x), *f = NULL;
-  CHECK_OK(kiln_fft(a, KILN_FFT_DEFAULT, -1, NULL, NULL, NULL, &f));
+  CHECK_OK(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, -1, NULL, kiln_operand_new(&f), NULL));
   if (f) CHECK_OK(kiln_array_to_host(f, got, NULL));
   for (int row = 0; row < 3; row++) {
     dft(x + 32 * row, want, 16, -1);
     double e = relative_error(got + 32 * row, want, 16);
     CHECK_MSG(e < 1e-12, "vendor fft row %d: error %.3g", row, e);
   }
+  /* fft2 of the 3 x 16 (one 2-D library plan, a batch of 1), ortho, into
+   * a transposed out: columns of the row DFTs' DFTs */
+  int64_t tshape[2] = {16, 3};
+  kiln_array *store = NULL, *tout = NULL;
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_COMPLEX128, 2, tshape, &store));
+  REQUIRE_OK(kiln_array_transpose(store, NULL, &tout));
+  CHECK_OK(kiln_fft2(ctx, kiln_operand_array(a), NULL, NULL, "ortho", kiln_operand_array(tout),
+                     NULL));
+  double *two = malloc(2 * 48 * sizeof(double)), *rows = malloc(2 * 48 * sizeof(double));
+  CHECK_OK(kiln_array_to_host(tout, two, NULL));
+  for (int row = 0; row < 3; row++) dft(x + 32 * row, rows + 32 * row, 16, -1);
+  double worst = 0;
+  for (int col = 0; col < 16; col++) {
+    double column[6], column_dft[6];
+    for (int r = 0; r < 3; r++)
+      column[2 * r] = rows[32 * r + 2 * col], column[2 * r + 1] = rows[32 * r + 2 * col + 1];
+    dft(column, column_dft, 3, -1);
+    for (int r = 0; r < 3; r++)
+      for (int part = 0; part < 2; part++)
+        worst = fmax(worst, fabs(two[32 * r + 2 * col + part] -
+                                 column_dft[2 * r + part] / sqrt(48.0)));
+  }
+  CHECK_MSG(worst < 1e-12, "vendor fft2 (a 2-D plan): error %.3g", worst);
+  free(two);
+  free(rows);
+  kiln_array_release(tout);
+  kiln_array_release(store);
   /* 17 is prime: clFFT cannot plan it, and KILN_FFT=vendor makes that an error */
   kiln_array *none = (kiln_array *)1;
   if (harness_backend_is(ctx, "opencl"))
-    CHECK(kiln_fft(a, 17, -1, NULL, NULL, NULL, &none) != KILN_OK && none == NULL);
+    CHECK(kiln_fft(ctx, kiln_operand_array(a), 17, -1, NULL, kiln_operand_new(&none), NULL) != KILN_OK && none == NULL);
   kiln_array_release(f);
   kiln_array_release(a);
   free(got);
@@ -277,7 +370,7 @@ static void test_bad_setting(kiln_context *ctx) {
   int64_t n = 8;
   kiln_array *a = NULL, *r = NULL;
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &n, &a));
-  CHECK_STATUS(kiln_fft(a, KILN_FFT_DEFAULT, 0, NULL, NULL, NULL, &r),
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&r), NULL),
                KILN_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("KILN_FFT=bogus");
   char text[128];
@@ -289,6 +382,7 @@ static const harness_test tests[] = {{"against_dft", test_against_dft},
                                      {"bad_setting", test_bad_setting},
                                      {"vendor", test_vendor},
                                      {"round_trip_stream", test_round_trip_stream},
+                                     {"host_operands", test_host_operands},
                                      {"bad_arguments", test_bad_arguments},
                                      {"plan", test_plan},
                                      {"cache_bound", test_cache_bound},

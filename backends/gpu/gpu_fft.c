@@ -42,8 +42,9 @@ kiln_status gpu_fft_plan_create(kiln_backend_device *device, const kiln_backend_
   }
   if (status != KILN_OK) {
     free(p);
-    return gpu_error_context(device, status, "FFT plan (n %lld, batch %lld)",
-                             (long long)fft->n, (long long)fft->batch);
+    return gpu_error_context(device, status, "FFT plan (rank %d, n %lld, batch %lld)",
+                             fft->rank > 1 ? fft->rank : 1, (long long)fft->n,
+                             (long long)fft->batch);
   }
   *plan = p;
   return KILN_OK;

@@ -99,18 +99,32 @@ kiln_status kiln_opencl_fft_plan_create(kiln_backend_device *device, const kiln_
   p->fft = *fft;
   const size_t n = (size_t)fft->n, half = n / 2 + 1;
   int in = KILN_CLFFT_COMPLEX_INTERLEAVED, out = KILN_CLFFT_COMPLEX_INTERLEAVED;
-  size_t in_distance = n, out_distance = n;
+  size_t in_row = n, out_row = n; /* the fastest dim's extent in memory */
   if (fft->type == KILN_BACKEND_FFT_R2C)
-    in = KILN_CLFFT_REAL, out = KILN_CLFFT_HERMITIAN_INTERLEAVED, out_distance = half;
+    in = KILN_CLFFT_REAL, out = KILN_CLFFT_HERMITIAN_INTERLEAVED, out_row = half;
   if (fft->type == KILN_BACKEND_FFT_C2R)
-    in = KILN_CLFFT_HERMITIAN_INTERLEAVED, out = KILN_CLFFT_REAL, in_distance = half;
+    in = KILN_CLFFT_HERMITIAN_INTERLEAVED, out = KILN_CLFFT_REAL, in_row = half;
+  /* clFFT's lengths and strides go fastest first; a 2-D / 3-D plan's items
+   * are C-order arrays back to back, given explicitly (clFFT's defaults
+   * for real layouts are not the packed ones) */
+  const int rank = fft->rank > 1 ? fft->rank : 1;
+  size_t lengths[3] = {n, 1, 1}, in_strides[3] = {1, in_row, in_row},
+         out_strides[3] = {1, out_row, out_row};
+  size_t in_distance = in_row, out_distance = out_row;
+  for (int d = 1; d < rank; d++) {
+    lengths[d] = (size_t)fft->outer[rank - 1 - d];
+    in_strides[d] = in_distance;
+    out_strides[d] = out_distance;
+    in_distance *= lengths[d];
+    out_distance *= lengths[d];
+  }
   cl_command_queue queue = device->default_stream.queue;
   pthread_mutex_lock(&clfft_lock);
   kiln_status status = KILN_OK;
   if (clfft_live_plans == 0) status = clfft_check(clfft.clfftSetup(&clfft_setup), "clfftSetup", fft);
   if (status == KILN_OK)
-    status = clfft_check(clfft.clfftCreateDefaultPlan(&p->handle, device->context, KILN_CLFFT_1D,
-                                                      &n),
+    status = clfft_check(clfft.clfftCreateDefaultPlan(&p->handle, device->context, rank,
+                                                      lengths),
                          "clfftCreateDefaultPlan", fft);
   int made = status == KILN_OK;
 #define STEP(call, ...) \
@@ -120,6 +134,8 @@ kiln_status kiln_opencl_fft_plan_create(kiln_backend_device *device, const kiln_
   STEP(clfftSetLayout, p->handle, in, out);
   STEP(clfftSetResultLocation, p->handle, KILN_CLFFT_OUTOFPLACE);
   STEP(clfftSetPlanBatchSize, p->handle, (size_t)fft->batch);
+  STEP(clfftSetPlanInStride, p->handle, rank, in_strides);
+  STEP(clfftSetPlanOutStride, p->handle, rank, out_strides);
   STEP(clfftSetPlanDistance, p->handle, in_distance, out_distance);
   STEP(clfftSetPlanScale, p->handle, KILN_CLFFT_BACKWARD, 1.0f);
   STEP(clfftBakePlan, p->handle, 1, &queue, NULL, NULL);

@@ -37,6 +37,8 @@ typedef struct kiln_clfft_setup_data {
   X(clfftStatus, clfftSetResultLocation, (clfftPlanHandle plan, int location))           \
   X(clfftStatus, clfftSetPlanBatchSize, (clfftPlanHandle plan, size_t batch))            \
   X(clfftStatus, clfftSetPlanDistance, (clfftPlanHandle plan, size_t in, size_t out))    \
+  X(clfftStatus, clfftSetPlanInStride, (clfftPlanHandle plan, int dim, size_t *strides))  \
+  X(clfftStatus, clfftSetPlanOutStride, (clfftPlanHandle plan, int dim, size_t *strides)) \
   X(clfftStatus, clfftSetPlanScale, (clfftPlanHandle plan, int direction, cl_float scale)) \
   X(clfftStatus, clfftBakePlan,                                                          \
     (clfftPlanHandle plan, cl_uint nqueues, cl_command_queue * queues,                   \

@@ -10,6 +10,7 @@
 
 #include "core/codegen/elementwise.h"
 #include "core/fft/fft_internal.h"
+#include "core/reduce/reduce_internal.h"
 #include "core/runtime/log.h"
 #include "kiln/fft.h"
 
@@ -91,9 +92,13 @@ static void step_of(const fft_spec *spec, int step, int *i, int *sign, fft_step_
 }
 
 /* The plan of one step over `batch` rows: the backend's library where the
- * policy allows and it can plan the case, else kiln's own. */
+ * policy allows and it can plan the case, else kiln's own. rank 2 or 3
+ * (outer: the slower lengths): a multi-dimensional library plan, or NULL
+ * (with OK) where the library is not used or cannot plan it, so that the
+ * caller goes axis by axis. */
 static kiln_status step_plan(kiln_context *ctx, const fft_spec *spec, fft_step_kind kind,
-                             int64_t n, int64_t batch, fft_plan1d **plan) {
+                             int64_t n, int64_t batch, int rank, const int64_t *outer,
+                             fft_plan1d **plan) {
   *plan = NULL;
   fft_policy policy;
   KILN_RETURN_IF_ERROR(policy_get(&policy));
@@ -105,18 +110,45 @@ static kiln_status step_plan(kiln_context *ctx, const fft_spec *spec, fft_step_k
   if (wanted && backend_has_fft(ctx) && batch > 0) {
     static const int vendor_type[] = {KILN_BACKEND_FFT_C2C, KILN_BACKEND_FFT_R2C,
                                       KILN_BACKEND_FFT_C2R};
-    kiln_status status =
-        kiln_fft_plan1d_get(ctx, n, spec->precision, vendor_type[kind], batch, plan);
+    kiln_status status = kiln_fft_plan1d_get(ctx, n, spec->precision, vendor_type[kind], batch,
+                                             rank, outer, plan);
     if (status == KILN_OK || policy == POLICY_VENDOR ||
         (status != KILN_ERROR_UNAVAILABLE && status != KILN_ERROR_UNIMPLEMENTED))
       return status;
     kiln_log(KILN_LOG_DEBUG, "fft: vendor library not used: %s", kiln_last_error());
-  } else if (policy == POLICY_VENDOR) {
+  } else if (policy == POLICY_VENDOR && !backend_has_fft(ctx)) {
     return kiln_error_set(KILN_ERROR_UNAVAILABLE,
                           "fft: KILN_FFT=vendor but the %s backend has no vendor FFT library",
                           ctx->ops->name);
   }
-  return kiln_fft_plan1d_get(ctx, n, spec->precision, 0, 1, plan);
+  if (rank > 1) return KILN_OK;
+  return kiln_fft_plan1d_get(ctx, n, spec->precision, 0, 1, 1, NULL, plan);
+}
+
+/* Whether spec runs as one multi-dimensional library transform, as CuPy
+ * hands fftn to cuFFT: 2 or 3 distinct axes that are the input's trailing
+ * ones (in any order for c2c; rfftn's real axis the last), so that the
+ * library's basic layout holds them, batched over the dims before. Not
+ * irfftn: the libraries leave a C2R of a non-Hermitian input undefined in
+ * more than one dim, where NumPy's axis-by-axis order defines it; not
+ * float16, whose first factor NumPy rounds on its own. Returns the count
+ * (0: no), the axes ascending and their lengths; *batch the item count. */
+static int nd_shape(const fft_spec *spec, int *axes, int64_t *lengths, int64_t *batch) {
+  const int k = spec->naxes, first = spec->ndim - k;
+  if (k < 2 || k > 3 || spec->kind == KILN_FFT_REAL_INVERSE || spec->in_dtype == KILN_FLOAT16)
+    return 0;
+  if (spec->kind == KILN_FFT_REAL_FORWARD && spec->axes[k - 1] != spec->ndim - 1) return 0;
+  int seen[KILN_MAX_DIMS] = {0};
+  for (int i = 0; i < k; i++) {
+    int a = spec->axes[i];
+    if (a < first || seen[a]) return 0;
+    seen[a] = 1;
+    axes[a - first] = a;
+    lengths[a - first] = spec->length[i];
+  }
+  *batch = 1;
+  for (int d = 0; d < first; d++) *batch *= spec->in_shape[d];
+  return k;
 }
 
 static const char *kind_name(kiln_fft_kind kind) {
@@ -236,19 +268,29 @@ static double step_scale(const fft_spec *spec, int sign, int64_t n, int step) {
   return scale;
 }
 
-/* A view of x with axis moved last; the last dim cropped to length when
- * length >= 0; with dtype as_real, the real parts of complex x. */
-static kiln_status moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
-                              kiln_array **out) {
-  int nd = x->ndim, k = 0;
+/* A view of x with its `count` axes moved last in that order, each
+ * cropped to lengths[j] when lengths is given and lengths[j] >= 0; with
+ * as_real, the real parts of complex x. */
+static kiln_status moved_view_n(const kiln_array *x, int count, const int *axes,
+                                const int64_t *lengths, int as_real, kiln_array **out) {
+  int nd = x->ndim, k = 0, moved[KILN_MAX_DIMS] = {0};
   int64_t shape[KILN_MAX_DIMS], strides[KILN_MAX_DIMS];
+  for (int j = 0; j < count; j++) moved[axes[j]] = 1;
   for (int d = 0; d < nd; d++)
-    if (d != axis) shape[k] = x->shape[d], strides[k++] = x->strides[d];
-  shape[k] = length >= 0 ? length : x->shape[axis];
-  strides[k] = x->strides[axis];
+    if (!moved[d]) shape[k] = x->shape[d], strides[k++] = x->strides[d];
+  for (int j = 0; j < count; j++, k++) {
+    shape[k] = lengths && lengths[j] >= 0 ? lengths[j] : x->shape[axes[j]];
+    strides[k] = x->strides[axes[j]];
+  }
   kiln_dtype dtype = x->dtype;
   if (as_real) dtype = x->dtype == KILN_COMPLEX128 ? KILN_FLOAT64 : KILN_FLOAT32;
   return kiln_array_view_new(x, dtype, nd, shape, strides, x->offset, out);
+}
+
+/* moved_view_n of one axis (length < 0: uncropped). */
+static kiln_status moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
+                              kiln_array **out) {
+  return moved_view_n(x, 1, &axis, &length, as_real, out);
 }
 
 /* One 1-D step along axis: src (any view) -> dst (its shape, any view). */
@@ -304,46 +346,80 @@ static kiln_status use_on(const kiln_array *x, kiln_stream *stream) {
   return kiln_buffer_use_on_stream(x->buffer, stream);
 }
 
-/* One 1-D step through the backend's library: rows handed to it directly
- * when the caller's arrays already are what it takes (contiguous along
- * the axis, the dtype, the length; C2R always copies, the library may
- * overwrite its input), else through contiguous rows from the pool. */
+/* NumPy's irfft reads only the real parts of X_0 and (n even) X_{n/2};
+ * a library's C2R need not ignore their imaginary parts, so they are
+ * zeroed in the rows (last dim n/2 + 1 complex, contiguous) it gets. */
+static kiln_status zero_imaginary(const kiln_array *rows, int64_t n, kiln_stream *stream) {
+  int nd = rows->ndim;
+  kiln_dtype real = rows->dtype == KILN_COMPLEX128 ? KILN_FLOAT64 : KILN_FLOAT32;
+  int64_t shape[KILN_MAX_DIMS], strides[KILN_MAX_DIMS];
+  memcpy(shape, rows->shape, (size_t)nd * sizeof *shape);
+  memcpy(strides, rows->strides, (size_t)nd * sizeof *strides);
+  shape[nd - 1] = n % 2 == 0 && n / 2 > 0 ? 2 : 1; /* X_0, X_{n/2} */
+  strides[nd - 1] = (n / 2) * rows->strides[nd - 1];
+  kiln_array *imaginary = NULL;
+  KILN_RETURN_IF_ERROR(kiln_array_view_new(rows, real, nd, shape, strides,
+                                           rows->offset + (int64_t)kiln_dtype_size(real),
+                                           &imaginary));
+  static const uint64_t zero[2] = {0, 0};
+  kiln_status status = kiln_ew_fill_on(imaginary, zero, stream);
+  kiln_array_release(imaginary);
+  return status;
+}
+
+/* One step through the backend's library, along the `count` axes (1; 2
+ * or 3 for a multi-dimensional plan, then the input's trailing axes,
+ * ascending) of lengths n: rows handed to it directly when the caller's
+ * arrays already are what it takes (contiguous over those axes, the dtype,
+ * the lengths; C2R always copies, the library may overwrite its input),
+ * else through contiguous rows from the pool. */
 static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
                                const fft_plan1d *plan, fft_step_kind kind, int sign, int step,
-                               const kiln_array *src, int axis, int64_t n, kiln_array *dst) {
+                               const kiln_array *src, int count, const int *axes,
+                               const int64_t *n, kiln_array *dst) {
   if (dst->size == 0) return KILN_OK;
-  const int d = spec->precision == FFT_DOUBLE;
+  const int d = spec->precision == FFT_DOUBLE, last = count - 1;
   const kiln_dtype cdt = d ? KILN_COMPLEX128 : KILN_COMPLEX64, rdt = d ? KILN_FLOAT64 : KILN_FLOAT32;
-  const int64_t half = n / 2 + 1, have = src->shape[axis];
-  const int64_t in_len = kind == STEP_C2R ? half : n, out_len = kind == STEP_R2C ? half : n;
   const kiln_dtype in_dtype = kind == STEP_R2C ? rdt : cdt, out_dtype = kind == STEP_C2R ? rdt : cdt;
-  int nd = src->ndim;
+  int64_t in_len[3], out_len[3], copied[3];
+  int as_given = kind != STEP_C2R && src->dtype == in_dtype, padded = 0, rows_axes[3];
+  double scale = 1.0;
+  for (int j = 0; j < count; j++) {
+    int64_t have = src->shape[axes[j]];
+    in_len[j] = kind == STEP_C2R && j == last ? n[j] / 2 + 1 : n[j];
+    out_len[j] = kind == STEP_R2C && j == last ? n[j] / 2 + 1 : n[j];
+    copied[j] = have < in_len[j] ? have : in_len[j];
+    as_given = as_given && have == n[j];
+    padded = padded || copied[j] < in_len[j];
+    rows_axes[j] = src->ndim - count + j;
+    scale *= step_scale(spec, sign, n[j], step);
+  }
+  int nd = src->ndim, batch_dims = nd - count;
   int64_t shape[KILN_MAX_DIMS];
-  for (int a = 0, k = 0; a < nd; a++)
-    if (a != axis) shape[k++] = src->shape[a];
   kiln_array *from = NULL, *into = NULL, *in_rows = NULL, *out_rows = NULL, *work = NULL;
-  kiln_status status = moved_view(src, axis, -1, 0, &from);
-  if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
+  kiln_status status = moved_view_n(src, count, axes, NULL, 0, &from);
+  if (status == KILN_OK) status = moved_view_n(dst, count, axes, NULL, 0, &into);
   if (status != KILN_OK) goto cleanup;
+  memcpy(shape, from->shape, (size_t)batch_dims * sizeof *shape);
   /* (a view's offset must stay aligned for the library: OpenCL passes it
    * as a sub-buffer, CUDA libraries want aligned rows) */
-  if (kind != STEP_C2R && src->dtype == in_dtype && have == n && kiln_array_is_contiguous(from) &&
-      src->buffer != dst->buffer && from->offset % FFT_DIRECT_ALIGN == 0) {
+  if (as_given && kiln_array_is_contiguous(from) && src->buffer != dst->buffer &&
+      from->offset % FFT_DIRECT_ALIGN == 0) {
     in_rows = kiln_array_retain(from);
     status = use_on(in_rows, stream);
   } else {
-    shape[nd - 1] = in_len;
-    int64_t copied = have < in_len ? have : in_len;
+    memcpy(shape + batch_dims, in_len, (size_t)count * sizeof *shape);
     kiln_array *part = NULL, *slot = NULL;
     status = kiln_array_alloc(ctx, in_dtype, nd, shape, &in_rows);
     if (status == KILN_OK) status = use_on(in_rows, stream);
-    if (status == KILN_OK && copied < in_len) {
+    if (status == KILN_OK && padded) {
       static const uint64_t zero[2] = {0, 0};
       status = kiln_ew_fill_on(in_rows, zero, stream);
     }
-    if (status == KILN_OK) status = moved_view(src, axis, copied, 0, &part);
-    if (status == KILN_OK) status = moved_view(in_rows, nd - 1, copied, 0, &slot);
+    if (status == KILN_OK) status = moved_view_n(src, count, axes, copied, 0, &part);
+    if (status == KILN_OK) status = moved_view_n(in_rows, count, rows_axes, copied, 0, &slot);
     if (status == KILN_OK) status = kiln_ew_copy_on(slot, part, stream);
+    if (status == KILN_OK && kind == STEP_C2R) status = zero_imaginary(in_rows, n[last], stream);
     kiln_array_release(part);
     kiln_array_release(slot);
   }
@@ -353,7 +429,7 @@ static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft
   if (direct_out) {
     out_rows = kiln_array_retain(into);
   } else {
-    shape[nd - 1] = out_len;
+    memcpy(shape + batch_dims, out_len, (size_t)count * sizeof *shape);
     status = kiln_array_alloc(ctx, out_dtype, nd, shape, &out_rows);
   }
   if (status == KILN_OK) status = use_on(out_rows, stream);
@@ -369,7 +445,6 @@ static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft
                                    in_rows->buffer->handle, (uint64_t)in_rows->offset,
                                    out_rows->buffer->handle, (uint64_t)out_rows->offset,
                                    work ? work->buffer->handle : NULL, sign);
-  double scale = step_scale(spec, sign, n, step);
   if (status == KILN_OK && scale != 1.0) {
     kiln_backend_arg rows = {.kind = KILN_BACKEND_ARG_BUFFER, .buffer = out_rows->buffer->handle,
                              .offset = (uint64_t)out_rows->offset};
@@ -386,39 +461,40 @@ cleanup:
   return status;
 }
 
-static kiln_status check_out(const char *what, const fft_spec *spec, const kiln_array *a,
-                             const kiln_array *out) {
-  if (out->buffer->ctx != a->buffer->ctx)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out is of another context", what);
-  if (out->dtype != spec->out_dtype || !same_shape(out->ndim, out->shape, spec->ndim,
-                                                   spec->out_shape))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s: out is %s of %d dims; the result is %s of %d dims (or a "
-                          "length differs)",
-                          what, kiln_dtype_name(out->dtype), out->ndim,
-                          kiln_dtype_name(spec->out_dtype), spec->ndim);
-  for (int i = 0; i < out->ndim; i++)
-    if (out->shape[i] > 1 && out->strides[i] == 0)
-      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                            "%s: out is a broadcast view (stride 0 on dim %d)", what, i);
-  return KILN_OK;
+/* The multi-dimensional library plan of spec (nd_shape), or NULL. */
+static kiln_status nd_plan(kiln_context *ctx, const fft_spec *spec, fft_plan1d **plan) {
+  int axes[3];
+  int64_t lengths[3], batch = 0;
+  *plan = NULL;
+  int k = nd_shape(spec, axes, lengths, &batch);
+  if (!k) return KILN_OK;
+  fft_step_kind kind = spec->kind == KILN_FFT_REAL_FORWARD ? STEP_R2C : STEP_C2C;
+  return step_plan(ctx, spec, kind, lengths[k - 1], batch, k, lengths, plan);
 }
 
-/* Runs spec on a; plans[i] is the 1-D plan of axis step i (NULL: from the
+/* Runs spec on a into final (a device array of the result's shape and
+ * dtype); plans[i] is the 1-D plan of axis step i (NULL: from the
  * context's cache). */
-static kiln_status spec_run(const char *what, const fft_spec *spec, fft_plan1d *const *plans,
-                            const kiln_array *a, kiln_array *out, kiln_stream *stream,
-                            kiln_array **result) {
+static kiln_status spec_run(const fft_spec *spec, fft_plan1d *const *plans, const kiln_array *a,
+                            kiln_array *final, kiln_stream *stream) {
   kiln_context *ctx = a->buffer->ctx;
-  if (out) KILN_RETURN_IF_ERROR(check_out(what, spec, a, out));
-  else if (!result)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out and result are both NULL", what);
-  kiln_array *final = NULL;
-  if (out) final = kiln_array_retain(out);
-  else KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, spec->out_dtype, spec->ndim, spec->out_shape,
-                                             &final));
   const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
+  /* all axes at once through a multi-dimensional library plan */
+  fft_plan1d *nd = NULL;
   kiln_status status = KILN_OK;
+  if (plans) nd = plans[0] && plans[0]->rank > 1 ? plans[0] : NULL;
+  else status = nd_plan(ctx, spec, &nd);
+  if (status != KILN_OK || nd) {
+    int axes[3];
+    int64_t lengths[3], batch;
+    int k = nd_shape(spec, axes, lengths, &batch);
+    int sign = spec->kind == KILN_FFT_INVERSE ? 1 : -1;
+    fft_step_kind kind = spec->kind == KILN_FFT_REAL_FORWARD ? STEP_R2C : STEP_C2C;
+    if (status == KILN_OK)
+      status = vendor_step(ctx, stream, spec, nd, kind, sign, 0, a, k, axes, lengths, final);
+    if (!plans) kiln_fft_plan1d_release(nd);
+    return status;
+  }
   kiln_array *cur = kiln_array_retain((kiln_array *)a);
   int64_t shape[KILN_MAX_DIMS];
   memcpy(shape, spec->in_shape, (size_t)spec->ndim * sizeof *shape);
@@ -438,9 +514,10 @@ static kiln_status spec_run(const char *what, const fft_spec *spec, fft_plan1d *
     if (step == last) dst = kiln_array_retain(final);
     else status = kiln_array_alloc(ctx, cdt, spec->ndim, shape, &dst);
     fft_plan1d *plan = plans ? plans[step] : NULL;
-    if (status == KILN_OK && !plans) status = step_plan(ctx, spec, kind, n, batch, &plan);
+    if (status == KILN_OK && !plans)
+      status = step_plan(ctx, spec, kind, n, batch, 1, NULL, &plan);
     if (status == KILN_OK && plan && plan->vendor)
-      status = vendor_step(ctx, stream, spec, plan, kind, sign, step, cur, axis, n, dst);
+      status = vendor_step(ctx, stream, spec, plan, kind, sign, step, cur, 1, &axis, &n, dst);
     else if (status == KILN_OK)
       status = axis_step(ctx, stream, spec, plan, kind, sign, step, cur, axis, n, dst);
     if (!plans) kiln_fft_plan1d_release(plan);
@@ -448,28 +525,73 @@ static kiln_status spec_run(const char *what, const fft_spec *spec, fft_plan1d *
     cur = dst;
   }
   kiln_array_release(cur);
-  if (status == KILN_OK && result) *result = final;
-  else kiln_array_release(final);
   return status;
 }
 
-static kiln_status fft_call(const char *what, kiln_fft_kind kind, const kiln_array *a, int ns,
-                            const int64_t *s, int naxes, const int *axes, const char *norm,
-                            kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  if (result) *result = NULL;
-  if (!a) return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the input is NULL", what);
+/* The input operand as a device array: given, or host memory uploaded
+ * (*owned, to release). */
+static kiln_status input_device(kiln_context *ctx, const char *what, const kiln_operand *a,
+                                const kiln_array **array, kiln_array **owned) {
+  *owned = NULL;
+  if (a->kind != KILN_OPERAND_ARRAY && a->kind != KILN_OPERAND_HOST)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "%s: the input must be a device array or host memory", what);
+  return kiln_reduce_to_device(ctx, what, 0, a, KILN_DTYPE_COUNT, array, owned);
+}
+
+/* Runs spec on the device array a into the output operand: a new array,
+ * a device array or host memory of exactly the result's shape and dtype
+ * (a host output gets the result through a device temporary, and the call
+ * waits for it). */
+static kiln_status output_run(kiln_context *ctx, const char *what, const fft_spec *spec,
+                              fft_plan1d *const *plans, const kiln_array *a,
+                              const kiln_operand *out, kiln_stream *stream) {
+  kiln_dtype dtype = spec->out_dtype;
+  kiln_array *made = NULL;
+  const kiln_array *into = NULL;
+  KILN_RETURN_IF_ERROR(kiln_reduce_prepare_output(ctx, what, out, &dtype, spec->ndim,
+                                                  spec->out_shape, 0, &made, &into));
+  kiln_status status = KILN_OK;
+  if (dtype != spec->out_dtype)
+    status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: out is %s; the result is %s", what,
+                            kiln_dtype_name(dtype), kiln_dtype_name(spec->out_dtype));
+  if (status == KILN_OK) status = spec_run(spec, plans, a, (kiln_array *)into, stream);
+  if (status == KILN_OK && out->kind == KILN_OPERAND_HOST && made->size > 0) {
+    if (stream) status = kiln_stream_synchronize(ctx, stream);
+    if (status == KILN_OK)
+      status = kiln_array_to_host(made, out->value.host.writable, out->value.host.strides);
+  }
+  if (status == KILN_OK && out->kind == KILN_OPERAND_NEW) {
+    *out->value.result = made;
+    made = NULL;
+  }
+  kiln_array_release(made);
+  return status;
+}
+
+static kiln_status fft_call(const char *what, kiln_fft_kind kind, kiln_context *ctx,
+                            kiln_operand a, int ns, const int64_t *s, int naxes, const int *axes,
+                            const char *norm, kiln_operand out, kiln_stream *stream) {
+  kiln_reduce_clear_new(out);
+  if (!ctx) return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", what);
+  const kiln_array *input = NULL;
+  kiln_array *owned = NULL;
   fft_spec spec;
-  KILN_RETURN_IF_ERROR(spec_make(what, kind, a->dtype, a->ndim, a->shape, ns, s, naxes, axes,
-                                 norm, a->buffer->ctx, &spec));
-  return spec_run(what, &spec, NULL, a, out, stream, result);
+  kiln_status status = input_device(ctx, what, &a, &input, &owned);
+  if (status == KILN_OK)
+    status = spec_make(what, kind, input->dtype, input->ndim, input->shape, ns, s, naxes, axes,
+                       norm, ctx, &spec);
+  if (status == KILN_OK) status = output_run(ctx, what, &spec, NULL, input, &out, stream);
+  kiln_array_release(owned);
+  return status;
 }
 
 /* ---- the public calls ------------------------------------------------------ */
 
 #define ONE_AXIS(name, kind)                                                                   \
-  kiln_status kiln_##name(const kiln_array *a, int64_t n, int axis, const char *norm,         \
-                          kiln_array *out, kiln_stream *stream, kiln_array **result) {        \
-    return fft_call(#name, kind, a, 1, &n, 1, &axis, norm, out, stream, result);              \
+  kiln_status kiln_##name(kiln_context *ctx, kiln_operand a, int64_t n, int axis,             \
+                          const char *norm, kiln_operand out, kiln_stream *stream) {          \
+    return fft_call(#name, kind, ctx, a, 1, &n, 1, &axis, norm, out, stream);                 \
   }
 ONE_AXIS(fft, KILN_FFT_FORWARD)
 ONE_AXIS(ifft, KILN_FFT_INVERSE)
@@ -477,22 +599,22 @@ ONE_AXIS(rfft, KILN_FFT_REAL_FORWARD)
 ONE_AXIS(irfft, KILN_FFT_REAL_INVERSE)
 
 static const int last_two[2] = {-2, -1};
-kiln_status kiln_fft2(const kiln_array *a, const int64_t *s, const int *axes, const char *norm,
-                      kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  return fft_call("fft2", KILN_FFT_FORWARD, a, 2, s, 2, axes ? axes : last_two, norm, out,
-                  stream, result);
+kiln_status kiln_fft2(kiln_context *ctx, kiln_operand a, const int64_t *s, const int *axes,
+                      const char *norm, kiln_operand out, kiln_stream *stream) {
+  return fft_call("fft2", KILN_FFT_FORWARD, ctx, a, 2, s, 2, axes ? axes : last_two, norm, out,
+                  stream);
 }
-kiln_status kiln_ifft2(const kiln_array *a, const int64_t *s, const int *axes, const char *norm,
-                       kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  return fft_call("ifft2", KILN_FFT_INVERSE, a, 2, s, 2, axes ? axes : last_two, norm, out,
-                  stream, result);
+kiln_status kiln_ifft2(kiln_context *ctx, kiln_operand a, const int64_t *s, const int *axes,
+                       const char *norm, kiln_operand out, kiln_stream *stream) {
+  return fft_call("ifft2", KILN_FFT_INVERSE, ctx, a, 2, s, 2, axes ? axes : last_two, norm, out,
+                  stream);
 }
 
 #define N_AXES(name, kind)                                                                     \
-  kiln_status kiln_##name(const kiln_array *a, int ns, const int64_t *s, int naxes,           \
-                          const int *axes, const char *norm, kiln_array *out,                 \
-                          kiln_stream *stream, kiln_array **result) {                         \
-    return fft_call(#name, kind, a, ns, s, naxes, axes, norm, out, stream, result);           \
+  kiln_status kiln_##name(kiln_context *ctx, kiln_operand a, int ns, const int64_t *s,        \
+                          int naxes, const int *axes, const char *norm, kiln_operand out,     \
+                          kiln_stream *stream) {                                              \
+    return fft_call(#name, kind, ctx, a, ns, s, naxes, axes, norm, out, stream);              \
   }
 N_AXES(fftn, KILN_FFT_FORWARD)
 N_AXES(ifftn, KILN_FFT_INVERSE)
@@ -514,7 +636,11 @@ kiln_status kiln_fft_plan_create(kiln_context *ctx, kiln_fft_kind kind, kiln_dty
   p->ctx = kiln_context_retain(ctx);
   int64_t now[KILN_MAX_DIMS];
   if (status == KILN_OK) memcpy(now, p->spec.in_shape, (size_t)ndim * sizeof *now);
-  for (int step = 0; step < p->spec.naxes && status == KILN_OK; step++) {
+  /* one multi-dimensional library plan where it applies (spec_run then
+   * takes plans[0] for all axes), else one per axis */
+  if (status == KILN_OK) status = nd_plan(ctx, &p->spec, &p->plans[0]);
+  const int per_axis = !p->plans[0];
+  for (int step = 0; per_axis && step < p->spec.naxes && status == KILN_OK; step++) {
     int i, sign;
     fft_step_kind step_kind;
     step_of(&p->spec, step, &i, &sign, &step_kind);
@@ -522,7 +648,7 @@ kiln_status kiln_fft_plan_create(kiln_context *ctx, kiln_fft_kind kind, kiln_dty
     now[p->spec.axes[i]] = step_kind == STEP_R2C ? n / 2 + 1 : n;
     for (int d = 0; d < ndim; d++)
       if (d != p->spec.axes[i]) batch *= now[d];
-    status = step_plan(ctx, &p->spec, step_kind, n, batch, &p->plans[step]);
+    status = step_plan(ctx, &p->spec, step_kind, n, batch, 1, NULL, &p->plans[step]);
   }
   if (status != KILN_OK) {
     kiln_fft_plan_release(p);
@@ -532,23 +658,27 @@ kiln_status kiln_fft_plan_create(kiln_context *ctx, kiln_fft_kind kind, kiln_dty
   return KILN_OK;
 }
 
-kiln_status kiln_fft_plan_execute(const kiln_fft_plan *plan, const kiln_array *a,
-                                  kiln_array *out, kiln_stream *stream, kiln_array **result) {
-  if (result) *result = NULL;
+kiln_status kiln_fft_plan_execute(const kiln_fft_plan *plan, kiln_operand a, kiln_operand out,
+                                  kiln_stream *stream) {
+  kiln_reduce_clear_new(out);
   KILN_CHECK_ARG(plan);
-  KILN_CHECK_ARG(a);
   const fft_spec *spec = &plan->spec;
-  const char *what = kind_name(spec->kind);
-  if (a->buffer->ctx != plan->ctx)
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s plan: the input is of another "
-                          "context", what);
-  if (a->dtype != spec->in_dtype || !same_shape(a->ndim, a->shape, spec->ndim, spec->in_shape))
-    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "%s plan: made for %s inputs of %d dims; the input is %s of %d dims "
-                          "(or a length differs)",
-                          what, kiln_dtype_name(spec->in_dtype), spec->ndim,
-                          kiln_dtype_name(a->dtype), a->ndim);
-  return spec_run(what, spec, plan->plans, a, out, stream, result);
+  char what[32];
+  snprintf(what, sizeof what, "%s plan", kind_name(spec->kind));
+  const kiln_array *input = NULL;
+  kiln_array *owned = NULL;
+  kiln_status status = input_device(plan->ctx, what, &a, &input, &owned);
+  if (status == KILN_OK &&
+      (input->dtype != spec->in_dtype ||
+       !same_shape(input->ndim, input->shape, spec->ndim, spec->in_shape)))
+    status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: made for %s inputs of %d dims; the input is %s of %d dims "
+                            "(or a length differs)",
+                            what, kiln_dtype_name(spec->in_dtype), spec->ndim,
+                            kiln_dtype_name(input->dtype), input->ndim);
+  if (status == KILN_OK) status = output_run(plan->ctx, what, spec, plan->plans, input, &out, stream);
+  kiln_array_release(owned);
+  return status;
 }
 
 void kiln_fft_plan_release(kiln_fft_plan *plan) {

@@ -5,7 +5,7 @@
  * complex elements (float or double parts, interleaved), made and read back
  * by fft.c with element-wise copies (which do the crop/zero-pad, casts and
  * any strides). fft_plan1d.c plans the length n: a Stockham auto-sort
- * sequence of radix passes (2, 3, 4, 5, 7, 8, 11, 13), or Bluestein's
+ * sequence of radix passes (2, 3, 4, 5, 7, 8, 11, 13, 16), or Bluestein's
  * chirp-z convolution over a power of two when n has a larger prime
  * factor. Plans are kept per context in a bounded cache (fft_cache.c). */
 #ifndef KILN_CORE_FFT_INTERNAL_H
@@ -40,10 +40,13 @@ struct fft_plan1d {
   fft_plan1d *sub;
   kiln_backend_buffer *filter[2];
   /* A vendor library's plan instead (vendor != NULL): its transform type,
-   * for `batch` rows, needing work_bytes of scratch per execution. */
+   * for `batch` rows, needing work_bytes of scratch per execution; rank 2
+   * or 3: a multi-dimensional one, each item outer[0] (x outer[1]) x n. */
   kiln_backend_fft_plan *vendor;
   kiln_backend_fft_type vendor_type;
   int64_t batch;
+  int rank;
+  int64_t outer[2];
   size_t work_bytes;
   /* LRU links of the context's cache */
   fft_plan1d *prev, *next;
@@ -52,9 +55,11 @@ struct fft_plan1d {
 /* The plan for length n >= 1 at `precision` on ctx, from the context's
  * cache or made (and cached); one reference for the caller. vendor_type 0:
  * kiln's own (any batch; batch ignored); else the backend's library plan
- * of that type for `batch` rows (errors of ops->fft_plan_create). */
+ * of that type for `batch` rows (errors of ops->fft_plan_create), of rank
+ * 2 or 3 (outer: the rank - 1 slower lengths) when rank > 1. */
 kiln_status kiln_fft_plan1d_get(kiln_context *ctx, int64_t n, fft_precision precision,
-                                int vendor_type, int64_t batch, fft_plan1d **out);
+                                int vendor_type, int64_t batch, int rank,
+                                const int64_t *outer, fft_plan1d **out);
 void kiln_fft_plan1d_release(fft_plan1d *plan);
 
 /* Makes a plan (not cached): factorisation, and for Bluestein the sub-plan
@@ -63,10 +68,11 @@ void kiln_fft_plan1d_release(fft_plan1d *plan);
  * and the filters (computed on the default stream, waited for). */
 typedef kiln_status (*kiln_fft_plan1d_get_fn)(kiln_context *ctx, int64_t n,
                                               fft_precision precision, int vendor_type,
-                                              int64_t batch, fft_plan1d **out);
+                                              int64_t batch, int rank, const int64_t *outer,
+                                              fft_plan1d **out);
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
-                                 int vendor_type, int64_t batch, kiln_fft_plan1d_get_fn get_sub,
-                                 fft_plan1d **out);
+                                 int vendor_type, int64_t batch, int rank, const int64_t *outer,
+                                 kiln_fft_plan1d_get_fn get_sub, fft_plan1d **out);
 
 /* Transforms `batch` rows of plan->n elements in `work` (contiguous, the
  * array's own buffer and offset) in place: sign -1 forward, +1 inverse,

@@ -10,7 +10,7 @@
  * (j / Ns) Ns R + k + r Ns. After the last pass the row is in natural
  * order (auto-sort: no bit reversal). The R-point DFT is written out with
  * its constants (exact 0, +-1, +-i terms as additions), so any prime R
- * works; the plan uses 2, 3, 4, 5, 7, 8, 11 and 13. */
+ * works; the plan uses 2, 3, 4, 5, 7, 8, 11, 13 and 16. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,12 +86,27 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
                       "    if (ns > 1) {\n"
                       "      const %s a = sg * (%s)6.283185307179586 * (%s)k / (%s)(ns * %d);\n",
                       T, T, T, T, R);
+  /* the twiddles w_r = exp(i r a): cos and sin for r a power of two,
+   * else w_p w_(r-p) with p the largest power of two below r (at most 3
+   * products deep for r < 16: a few ulps, and 4 sin/cos pairs instead of
+   * 15 for radix 16) */
+  for (int r = 1; r < R; r++) {
+    int p = 1;
+    while (2 * p <= r) p *= 2;
+    if (p == r)
+      kiln_strbuf_appendf(b, "      const %s wr%d = cos(a * (%s)%d), wi%d = sin(a * (%s)%d);\n",
+                          T, r, T, r, r, T, r);
+    else
+      kiln_strbuf_appendf(b,
+                          "      const %s wr%d = wr%d * wr%d - wi%d * wi%d, "
+                          "wi%d = wr%d * wi%d + wi%d * wr%d;\n",
+                          T, r, p, r - p, p, r - p, r, p, r - p, p, r - p);
+  }
   for (int r = 1; r < R; r++)
     kiln_strbuf_appendf(b,
-                        "      { const %s c = cos(a * (%s)%d), s = sin(a * (%s)%d);\n"
-                        "        const %s re = xr%d * c - xi%d * s;\n"
-                        "        xi%d = xr%d * s + xi%d * c; xr%d = re; }\n",
-                        T, T, r, T, r, T, r, r, r, r, r, r);
+                        "      { const %s re = xr%d * wr%d - xi%d * wi%d;\n"
+                        "        xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
+                        T, r, r, r, r, r, r, r, r, r, r);
   kiln_strbuf_append(b, "    }\n");
   append_dft(b, a->precision, R);
   kiln_strbuf_appendf(b,
@@ -243,7 +258,7 @@ kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
 }
 
 kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
-  static const int radices[] = {2, 3, 4, 5, 7, 8, 11, 13};
+  static const int radices[] = {2, 3, 4, 5, 7, 8, 11, 13, 16};
   kiln_status status = KILN_OK;
   for (int p = 0; p < 2 && status == KILN_OK; p++) {
     /* one entry per program: each helper defines the same device function */

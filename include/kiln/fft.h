@@ -19,21 +19,28 @@
  *   complex128. rfft takes real inputs only (complex is INVALID_ARGUMENT,
  *   NumPy's TypeError); irfft gives float32 from complex64/float32,
  *   float16 from float16, float64 otherwise.
- * - Any views (negative and zero strides), any batch dims.
- * - out: NULL for a new C-contiguous result; else an array of exactly the
- *   result's shape and dtype (any strides, no zero stride), which gets it.
- *   result: a new reference to the result (to out when given); may be NULL
- *   when out is given; NULL on failure.
+ * - Operands as the ufuncs' (kiln/ufunc.h): the input a is a device array
+ *   of ctx (any view: negative and zero strides) or host memory
+ *   (kiln_operand_host, any byte strides), uploaded by the call; any batch
+ *   dims. out is kiln_operand_new(&result) (a new C-contiguous device
+ *   array; NULL on failure), a device array or host memory
+ *   (kiln_operand_host_output) of exactly the result's shape and dtype
+ *   (any strides; a device out no zero stride), which gets it.
  * - stream: the work is queued on it (NULL: the default stream) and the
- *   call returns before it is done, as any kernel launch.
+ *   call returns before it is done, as any kernel launch; with a host out
+ *   the call returns when it is written.
  *
- * The transform is kiln's own (Stockham auto-sort passes of radix 2, 3,
- * 4, 5, 7, 8, 11, 13; Bluestein's algorithm for lengths with a larger
- * prime factor). Plans are cached per context (by length and precision;
- * bounded, freed with the context); kiln_fft_plan makes one explicitly for
- * repeated transforms of one shape. Work buffers come from the memory pool.
+ * The transform is the backend's vendor library where one loads (cuFFT,
+ * hipFFT, clFFT; 2 or 3 trailing axes of the complex forms and rfftn as
+ * one multi-dimensional transform), else kiln's own (Stockham auto-sort
+ * passes of radix 2, 3, 4, 5, 7, 8, 11, 13, 16; Bluestein's algorithm for
+ * lengths with a larger prime factor); docs/fft.md. Plans are cached per
+ * context (bounded, freed with the context); kiln_fft_plan makes one
+ * explicitly for repeated transforms of one shape. Work buffers come from
+ * the memory pool.
  *
- * Errors (all calls): INVALID_ARGUMENT for a NULL input, a bad n/s entry,
+ * Errors (all calls): INVALID_ARGUMENT for a NULL ctx or input (or a
+ * scalar, or an array of another context), a bad n/s entry,
  * an axis out of range, s and axes of different lengths, a bad norm
  * string (the message lists the valid ones), a complex rfft input, a
  * 0-d input, an out of the wrong shape or dtype or of another context;
@@ -48,6 +55,7 @@
 #include "kiln/array.h"
 #include "kiln/context.h"
 #include "kiln/stream.h"
+#include "kiln/ufunc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,43 +65,43 @@ extern "C" {
 #define KILN_FFT_DEFAULT ((int64_t)-1)
 
 /* numpy.fft.fft(a, n, axis, norm) */
-KILN_API kiln_status kiln_fft(const kiln_array *a, int64_t n, int axis, const char *norm,
-                              kiln_array *out, kiln_stream *stream, kiln_array **result);
+KILN_API kiln_status kiln_fft(kiln_context *ctx, kiln_operand a, int64_t n, int axis,
+                              const char *norm, kiln_operand out, kiln_stream *stream);
 /* numpy.fft.ifft(a, n, axis, norm) */
-KILN_API kiln_status kiln_ifft(const kiln_array *a, int64_t n, int axis, const char *norm,
-                               kiln_array *out, kiln_stream *stream, kiln_array **result);
+KILN_API kiln_status kiln_ifft(kiln_context *ctx, kiln_operand a, int64_t n, int axis,
+                               const char *norm, kiln_operand out, kiln_stream *stream);
 /* numpy.fft.rfft(a, n, axis, norm): n/2 + 1 outputs along axis. */
-KILN_API kiln_status kiln_rfft(const kiln_array *a, int64_t n, int axis, const char *norm,
-                               kiln_array *out, kiln_stream *stream, kiln_array **result);
+KILN_API kiln_status kiln_rfft(kiln_context *ctx, kiln_operand a, int64_t n, int axis,
+                               const char *norm, kiln_operand out, kiln_stream *stream);
 /* numpy.fft.irfft(a, n, axis, norm): n real outputs along axis. */
-KILN_API kiln_status kiln_irfft(const kiln_array *a, int64_t n, int axis, const char *norm,
-                                kiln_array *out, kiln_stream *stream, kiln_array **result);
+KILN_API kiln_status kiln_irfft(kiln_context *ctx, kiln_operand a, int64_t n, int axis,
+                                const char *norm, kiln_operand out, kiln_stream *stream);
 
 /* numpy.fft.fft2 / ifft2 (a, s, axes, norm): s NULL or 2 lengths, axes
  * NULL (the last two) or 2 axes. */
-KILN_API kiln_status kiln_fft2(const kiln_array *a, const int64_t *s, const int *axes,
-                               const char *norm, kiln_array *out, kiln_stream *stream,
-                               kiln_array **result);
-KILN_API kiln_status kiln_ifft2(const kiln_array *a, const int64_t *s, const int *axes,
-                                const char *norm, kiln_array *out, kiln_stream *stream,
-                                kiln_array **result);
+KILN_API kiln_status kiln_fft2(kiln_context *ctx, kiln_operand a, const int64_t *s,
+                               const int *axes, const char *norm, kiln_operand out,
+                               kiln_stream *stream);
+KILN_API kiln_status kiln_ifft2(kiln_context *ctx, kiln_operand a, const int64_t *s,
+                                const int *axes, const char *norm, kiln_operand out,
+                                kiln_stream *stream);
 
 /* numpy.fft.fftn / ifftn / rfftn / irfftn (a, s, axes, norm): s NULL
  * (None) or ns lengths; axes NULL (None) or naxes axes (ns and naxes are
  * ignored for a NULL array). rfftn does rfft along the last of the axes
  * first; irfftn does irfft along it last. */
-KILN_API kiln_status kiln_fftn(const kiln_array *a, int ns, const int64_t *s, int naxes,
-                               const int *axes, const char *norm, kiln_array *out,
-                               kiln_stream *stream, kiln_array **result);
-KILN_API kiln_status kiln_ifftn(const kiln_array *a, int ns, const int64_t *s, int naxes,
-                                const int *axes, const char *norm, kiln_array *out,
-                                kiln_stream *stream, kiln_array **result);
-KILN_API kiln_status kiln_rfftn(const kiln_array *a, int ns, const int64_t *s, int naxes,
-                                const int *axes, const char *norm, kiln_array *out,
-                                kiln_stream *stream, kiln_array **result);
-KILN_API kiln_status kiln_irfftn(const kiln_array *a, int ns, const int64_t *s, int naxes,
-                                 const int *axes, const char *norm, kiln_array *out,
-                                 kiln_stream *stream, kiln_array **result);
+KILN_API kiln_status kiln_fftn(kiln_context *ctx, kiln_operand a, int ns, const int64_t *s,
+                               int naxes, const int *axes, const char *norm, kiln_operand out,
+                               kiln_stream *stream);
+KILN_API kiln_status kiln_ifftn(kiln_context *ctx, kiln_operand a, int ns, const int64_t *s,
+                                int naxes, const int *axes, const char *norm, kiln_operand out,
+                                kiln_stream *stream);
+KILN_API kiln_status kiln_rfftn(kiln_context *ctx, kiln_operand a, int ns, const int64_t *s,
+                                int naxes, const int *axes, const char *norm, kiln_operand out,
+                                kiln_stream *stream);
+KILN_API kiln_status kiln_irfftn(kiln_context *ctx, kiln_operand a, int ns, const int64_t *s,
+                                 int naxes, const int *axes, const char *norm, kiln_operand out,
+                                 kiln_stream *stream);
 
 /* ---- explicit plans ------------------------------------------------------ */
 
@@ -116,12 +124,12 @@ KILN_API kiln_status kiln_fft_plan_create(kiln_context *ctx, kiln_fft_kind kind,
                                           int ns, const int64_t *s, int naxes, const int *axes,
                                           const char *norm, kiln_fft_plan **plan);
 
-/* Runs plan on a (of the plan's dtype and shape, any strides, plan's
- * context), out and result as kiln_fftn. INVALID_ARGUMENT when a does not
- * match the plan (the message names both). */
-KILN_API kiln_status kiln_fft_plan_execute(const kiln_fft_plan *plan, const kiln_array *a,
-                                           kiln_array *out, kiln_stream *stream,
-                                           kiln_array **result);
+/* Runs plan on a (a device array of the plan's context or host memory, of
+ * the plan's dtype and shape, any strides), out as kiln_fftn.
+ * INVALID_ARGUMENT when a does not match the plan (the message names
+ * both). */
+KILN_API kiln_status kiln_fft_plan_execute(const kiln_fft_plan *plan, kiln_operand a,
+                                           kiln_operand out, kiln_stream *stream);
 
 /* Frees the plan; NULL is ignored. */
 KILN_API void kiln_fft_plan_release(kiln_fft_plan *plan);
