@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/codegen/scan_line.h"
 #include "core/sort/sort_internal.h"
 #include "harness.h"
 
@@ -520,6 +521,76 @@ static void test_pairs_device(kiln_context *ctx) {
   free(perm);
 }
 
+/* The global passes on both paths (the look-back forced on this device
+ * too, as KILN_SCAN=lookback does), over the tile edges of
+ * KILN_SORT_PASS_TILE and key patterns whose passes are skipped (one digit
+ * holds every key), whose tiles each hold one digit, or whose keys are all
+ * equal, with uint32 and uint64 keys and iota values. */
+static uint64_t pass_key(int pattern, int64_t i, int64_t n) {
+  uint64_t r = harness_rand_u64();
+  switch (pattern) {
+    case 0: return r;                                            /* every pass */
+    case 1: return 0x5a5a5a00u | (r & 0xffu);                    /* passes 1..3 (and 4..7) skipped */
+    case 2: return 0x0101010101010101ull * (uint64_t)(i / KILN_SORT_PASS_TILE); /* a digit per tile */
+    case 3: return 0x77;                                         /* every pass skipped */
+    default: return (uint64_t)(n - i) << 20 | (r & 0xf0000u);    /* reversed, low passes skipped */
+  }
+}
+
+static void check_pairs(kiln_context *ctx, int key_bytes, int pattern, int64_t n) {
+  uint64_t *keys = malloc(8 * (size_t)n);
+  uint32_t *keys32 = malloc(4 * (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    keys[i] = pass_key(pattern, i, n);
+    if (key_bytes == 4) keys[i] &= 0xffffffffu;
+    keys32[i] = (uint32_t)keys[i];
+  }
+  kiln_array *k = NULL, *v = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, key_bytes == 4 ? KILN_UINT32 : KILN_UINT64, 1, &n, NULL,
+                                  key_bytes == 4 ? (void *)keys32 : (void *)keys, &k));
+  REQUIRE_OK(kiln_array_empty(ctx, KILN_UINT32, 1, &n, &v));
+  CHECK_OK(kiln_sort_pairs_device(ctx, NULL, k, v, 1, 0, 8 * key_bytes));
+  uint64_t *got = malloc(8 * (size_t)n);
+  uint32_t *got_v = malloc(4 * (size_t)n);
+  int64_t *perm = malloc(8 * (size_t)n);
+  CHECK_OK(kiln_array_to_host(k, key_bytes == 4 ? (void *)keys32 : (void *)got, NULL));
+  CHECK_OK(kiln_array_to_host(v, got_v, NULL));
+  if (key_bytes == 4)
+    for (int64_t i = 0; i < n; i++) got[i] = keys32[i];
+  ref_argsort(keys, KILN_UINT64, 0, n, 0, perm);
+  int64_t bad = -1;
+  for (int64_t i = 0; i < n && bad < 0; i++)
+    if (got_v[i] != perm[i] || got[i] != keys[perm[i]]) bad = i;
+  CHECK_MSG(bad < 0, "%d-byte keys, pattern %d, n %lld: differs at %lld", key_bytes, pattern,
+            (long long)n, (long long)bad);
+  kiln_array_release(k);
+  kiln_array_release(v);
+  free(keys);
+  free(keys32);
+  free(got);
+  free(got_v);
+  free(perm);
+}
+
+static void test_passes(kiln_context *ctx) {
+  const int64_t T2 = KILN_SORT_PASS_TILE;
+  const int64_t sizes[] = {KILN_SORT_TILE + 1, T2 - 1, T2, T2 + 1, 3 * T2 + 17, 20011};
+  static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_REDUCE_THEN_SCAN, KILN_SCAN_PATH_LOOKBACK};
+  for (int p = 0; p < 2; p++) {
+    kiln_scan_force_path(paths[p]);
+    int lookback = -1;
+    CHECK_OK(kiln_sort_choose_path(ctx, 1000, &lookback));
+    CHECK_MSG(lookback == (p == 1), "the forced path is not taken");
+    for (int key_bytes = 4; key_bytes <= 8; key_bytes += 4)
+      for (int pattern = 0; pattern < 5; pattern++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+          if (pattern == 0 || s % 2 == 1 || s == 5) check_pairs(ctx, key_bytes, pattern, sizes[s]);
+    /* argsort through the forced path: floats with NaNs and -0.0 */
+    check_1d(ctx, KILN_FLOAT32, 3 * T2 + 5, p);
+  }
+  kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 static void test_bad_input(kiln_context *ctx) {
@@ -697,6 +768,7 @@ static const harness_test tests[] = {{"every_dtype", test_every_dtype},
                                      {"segmented", test_segmented},
                                      {"unique", test_unique},
                                      {"pairs_device", test_pairs_device},
+                                     {"passes", test_passes},
                                      {"bad_input", test_bad_input},
                                      {"numpy", test_numpy},
                                      {0}};

@@ -37,6 +37,9 @@ typedef double2 kiln_float64x2;
 
 /* ---- qualifiers ----------------------------------------------------------- */
 #define KILN_KERNEL extern "C" __global__
+/* after KILN_KERNEL: launched with exactly `threads` work-items per group;
+ * registers kept low enough for `groups` groups per multiprocessor */
+#define KILN_GROUP_BOUNDS(threads, groups) __launch_bounds__(threads, groups)
 #define KILN_DEVICE static __device__ __forceinline__
 #define KILN_GLOBAL
 #define KILN_LOCAL

@@ -38,6 +38,9 @@ typedef double2 kiln_float64x2;
 
 /* ---- qualifiers ----------------------------------------------------------- */
 #define KILN_KERNEL extern "C" __global__
+/* after KILN_KERNEL: launched with at most `threads` work-items per group
+ * (HIP's second bound means something else: not passed) */
+#define KILN_GROUP_BOUNDS(threads, groups) __launch_bounds__(threads)
 #define KILN_DEVICE static __device__ __forceinline__
 #define KILN_GLOBAL
 #define KILN_LOCAL

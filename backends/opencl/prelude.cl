@@ -44,6 +44,8 @@ typedef double2 kiln_float64x2;
 
 /* ---- qualifiers ----------------------------------------------------------- */
 #define KILN_KERNEL __kernel
+/* after KILN_KERNEL: a register hint for CUDA/HIP; nothing here */
+#define KILN_GROUP_BOUNDS(threads, groups)
 #define KILN_DEVICE static inline
 #define KILN_GLOBAL __global
 #define KILN_LOCAL __local

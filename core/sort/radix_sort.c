@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/codegen/elementwise.h"
+#include "core/codegen/scan_line.h"
 #include "core/runtime/log.h"
 #include "core/sort/sort_internal.h"
 
@@ -10,7 +12,7 @@
 extern const char kiln_builtin_radix_sort[];
 
 #define SORT_RADIX 256
-#define T KILN_SORT_TILE /* the passes' tile */
+#define T KILN_SORT_PASS_TILE /* the passes' tile */
 /* Most work-groups of a launch over tiles; each loops over the rest. */
 #define SORT_MAX_GROUPS 65535
 
@@ -49,11 +51,11 @@ static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   return kiln_strbuf_status(out);
 }
 
-/* Two tile sizes only: each is a program per kernel and key width to
+/* Three tile sizes only (segments up to 256 and 1024 keys, the passes): each is a program per kernel and key width to
  * compile. */
 kiln_status kiln_sort_catalog_add(kiln_catalog *catalog) {
   static const int widths[][3] = {{4, 4, 4}, {8, 4, 4}, {4, 8, 8}, {8, 8, 8}};
-  static const int tiles[] = {256, KILN_SORT_TILE};
+  static const int tiles[] = {256, KILN_SORT_TILE, KILN_SORT_PASS_TILE};
   kiln_status status = KILN_OK;
   for (size_t w = 0; w < sizeof widths / sizeof widths[0] && status == KILN_OK; w++)
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0] && status == KILN_OK; t++) {
@@ -73,7 +75,7 @@ kiln_status kiln_sort_catalog_add(kiln_catalog *catalog) {
 
 int kiln_sort_tile_for(int64_t longest) { return longest <= 256 ? 256 : KILN_SORT_TILE; }
 
-int kiln_sort_group_size(int tile) { return tile <= 256 ? 64 : 128; }
+int kiln_sort_group_size(int tile) { return tile <= 256 ? 64 : tile <= 1024 ? 128 : 256; }
 
 kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_bytes, int val_bytes,
                               int off_bytes, int tile, kiln_program **out) {
@@ -103,16 +105,28 @@ kiln_backend_arg kiln_sort_arg_scalar(const void *value, size_t size) {
   return (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = value, .size = size};
 }
 
+/* The look-back's tile statuses hold a count in 30 bits. */
+#define LOOKBACK_MAX_KEYS ((int64_t)1 << 30)
+
+kiln_status kiln_sort_choose_path(kiln_context *ctx, int64_t n, int *lookback) {
+  /* One decision with the scan's look-back (core/codegen/scan_line.c):
+   * the same forward-progress and visibility question, the same switch
+   * ($KILN_SCAN, kiln_scan_force_path). */
+  kiln_scan_path path = KILN_SCAN_PATH_AUTO;
+  KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, KILN_UINT32, &path));
+  *lookback = path == KILN_SCAN_PATH_LOOKBACK && n < LOOKBACK_MAX_KEYS;
+  static atomic_int logged = 0; /* once per process and path */
+  int bit = *lookback ? 1 : 2;
+  if (!(atomic_fetch_or(&logged, bit) & bit))
+    kiln_log(KILN_LOG_DEBUG, "sort: %s (%s) uses the %s radix passes", ctx->info.name,
+             ctx->ops->name, *lookback ? "onesweep look-back" : "reduce-then-scan");
+  return KILN_OK;
+}
+
 const char *kiln_sort_path(kiln_context *ctx) {
-  /* Onesweep's decoupled look-back needs work-groups to make progress
-   * while another waits; no backend here promises that on every device
-   * (PoCL runs work-groups one after another per core), so every device
-   * takes the reduce-then-scan passes. */
-  static atomic_int logged = 0; /* once per process */
-  if (!atomic_exchange(&logged, 1))
-    kiln_log(KILN_LOG_DEBUG, "sort: %s (%s) uses the reduce-then-scan radix passes",
-             ctx->info.name, ctx->ops->name);
-  return "reduce-then-scan";
+  int lookback = 0;
+  if (kiln_sort_choose_path(ctx, 0, &lookback) != KILN_OK) return "reduce-then-scan";
+  return lookback ? "onesweep look-back" : "reduce-then-scan";
 }
 
 kiln_status kiln_sort_launch_groups(kiln_context *ctx, kiln_stream *stream,
@@ -157,44 +171,128 @@ static kiln_status sort_rows(kiln_context *ctx, kiln_stream *stream, kiln_array 
 }
 
 typedef struct pass_state {
-  kiln_array *keys_alt, *values_alt, *counts, *totals;
+  kiln_array *keys_alt, *values_alt, *hist, *bases, *counts, *status;
 } pass_state;
+
+#define MAX_PASSES 8
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Work-groups that stream over all keys: enough to fill the device. */
+static int64_t streaming_groups(kiln_context *ctx, int64_t ntiles) {
+  int64_t units = ctx->info.compute_units > 0 ? (int64_t)ctx->info.compute_units : 16;
+  return min64(ntiles, 8 * units);
+}
+
+/* The up-front histogram of every pass's digits and the digit bases (and
+ * skip flags) of each pass, in st->bases. */
+static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
+                              int vb, int off_bytes, int begin_bit, int32_t npasses,
+                              pass_state *st) {
+  int64_t n = keys->size, ntiles = (n + T - 1) / T;
+  int kb = bytes_of(keys);
+  kiln_program *histogram = NULL, *bases = NULL;
+  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_histogram_all", kb, vb, off_bytes, T, &histogram));
+  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_digit_bases", kb, vb, off_bytes, T, &bases));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32, 2 * SORT_RADIX * npasses, &st->hist));
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
+                                (SORT_RADIX + 1) * MAX_PASSES, &st->bases));
+  static const uint32_t zero = 0;
+  KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->hist, &zero, stream));
+  int32_t begin = begin_bit;
+  kiln_backend_arg hist_args[5] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
+                                   kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&begin, 4),
+                                   kiln_sort_arg_scalar(&npasses, 4)};
+  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, histogram, T,
+                                               streaming_groups(ctx, ntiles), 5, hist_args));
+  kiln_backend_arg bases_args[4] = {kiln_sort_arg_array(st->hist), kiln_sort_arg_array(st->bases),
+                                    kiln_sort_arg_scalar(&n, 8),
+                                    kiln_sort_arg_scalar(&npasses, 4)};
+  return kiln_sort_launch_groups(ctx, stream, bases, T, 1, 4, bases_args);
+}
+
+/* The reduce-then-scan pass `pass` from k/v into k2/v2: every device. */
+static kiln_status pass_reduce_then_scan(kiln_context *ctx, kiln_stream *stream,
+                                         kiln_program *const *programs, kiln_array *k,
+                                         kiln_array *v, kiln_array *k2, kiln_array *v2,
+                                         int64_t tiles_per, int64_t ngroups, int32_t shift,
+                                         int32_t pass, int32_t iota, pass_state *st) {
+  int64_t n = k->size;
+  kiln_backend_arg up_args[8] = {kiln_sort_arg_array(k),          kiln_sort_arg_array(st->counts),
+                                 kiln_sort_arg_array(st->bases),  kiln_sort_arg_scalar(&n, 8),
+                                 kiln_sort_arg_scalar(&tiles_per, 8),
+                                 kiln_sort_arg_scalar(&ngroups, 8), kiln_sort_arg_scalar(&shift, 4),
+                                 kiln_sort_arg_scalar(&pass, 4)};
+  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, programs[0], T, ngroups, 8, up_args));
+  kiln_backend_arg scan_args[4] = {kiln_sort_arg_array(st->counts), kiln_sort_arg_array(st->bases),
+                                   kiln_sort_arg_scalar(&ngroups, 8),
+                                   kiln_sort_arg_scalar(&pass, 4)};
+  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, programs[1], T, SORT_RADIX, 4, scan_args));
+  kiln_backend_arg down_args[12] = {
+      kiln_sort_arg_array(k),          kiln_sort_arg_array(v),
+      kiln_sort_arg_array(k2),         kiln_sort_arg_array(v2),
+      kiln_sort_arg_array(st->counts), kiln_sort_arg_array(st->bases),
+      kiln_sort_arg_scalar(&n, 8),     kiln_sort_arg_scalar(&tiles_per, 8),
+      kiln_sort_arg_scalar(&ngroups, 8), kiln_sort_arg_scalar(&shift, 4),
+      kiln_sort_arg_scalar(&pass, 4),  kiln_sort_arg_scalar(&iota, 4)};
+  return kiln_sort_launch_groups(ctx, stream, programs[2], T, ngroups, 12, down_args);
+}
+
+/* The look-back pass: one kernel, after zeroing the tile statuses. */
+static kiln_status pass_lookback(kiln_context *ctx, kiln_stream *stream, kiln_program *program,
+                                 kiln_array *k, kiln_array *v, kiln_array *k2, kiln_array *v2,
+                                 int32_t shift, int32_t pass, int32_t iota, pass_state *st) {
+  int64_t n = k->size, ntiles = (n + T - 1) / T;
+  static const uint32_t zero = 0;
+  KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->status, &zero, stream));
+  kiln_backend_arg args[11] = {
+      kiln_sort_arg_array(k),         kiln_sort_arg_array(v),         kiln_sort_arg_array(k2),
+      kiln_sort_arg_array(v2),        kiln_sort_arg_array(st->bases), kiln_sort_arg_array(st->status),
+      kiln_sort_arg_scalar(&n, 8),    kiln_sort_arg_scalar(&ntiles, 8),
+      kiln_sort_arg_scalar(&shift, 4), kiln_sort_arg_scalar(&pass, 4),
+      kiln_sort_arg_scalar(&iota, 4)};
+  return kiln_sort_launch_groups(ctx, stream, program, T, ntiles, 11, args);
+}
 
 static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
                                kiln_array *values, int iota, int begin_bit, int end_bit,
                                pass_state *st) {
-  int64_t n = keys->size, ntiles = (n + KILN_SORT_TILE - 1) / KILN_SORT_TILE;
+  int64_t n = keys->size, ntiles = (n + T - 1) / T;
   int off_bytes = n > (int64_t)UINT32_MAX ? 8 : 4;
-  kiln_dtype off_dtype = off_bytes == 8 ? KILN_UINT64 : KILN_UINT32;
-  kiln_sort_path(ctx);
-  kiln_program *histogram = NULL, *digit_scan = NULL, *scatter = NULL;
   int kb = bytes_of(keys), vb = bytes_of(values);
-  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_histogram", kb, vb, off_bytes, T, &histogram));
-  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_digit_scan", kb, vb, off_bytes, T, &digit_scan));
-  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_scatter", kb, vb, off_bytes, T, &scatter));
+  int32_t npasses = (end_bit - begin_bit + 7) / 8;
+  int lookback = 0;
+  KILN_RETURN_IF_ERROR(kiln_sort_choose_path(ctx, n, &lookback));
+  kiln_program *programs[3] = {NULL, NULL, NULL};
+  static const char *const rts[3] = {"sort_upsweep", "sort_digit_scan", "sort_downsweep"};
+  for (int i = 0; i < (lookback ? 1 : 3); i++)
+    KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, lookback ? "sort_onesweep" : rts[i], kb, vb,
+                                           off_bytes, T, &programs[i]));
   KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, keys->dtype, n, &st->keys_alt));
   KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, values->dtype, n, &st->values_alt));
-  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_dtype, SORT_RADIX * ntiles, &st->counts));
-  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_dtype, SORT_RADIX, &st->totals));
+  /* reduce-then-scan: each work-group owns a run of whole tiles, so the
+   * counts are 256 per work-group, not per tile */
+  int64_t ngroups = streaming_groups(ctx, ntiles) / 2;
+  if (ngroups < 1) ngroups = 1;
+  int64_t tiles_per = (ntiles + ngroups - 1) / ngroups;
+  ngroups = (ntiles + tiles_per - 1) / tiles_per;
+  if (lookback)
+    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32, 16 + SORT_RADIX * ntiles, &st->status));
+  else
+    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
+                                  SORT_RADIX * ngroups, &st->counts));
+  KILN_RETURN_IF_ERROR(sort_bases(ctx, stream, keys, vb, off_bytes, begin_bit, npasses, st));
   kiln_array *k[2] = {keys, st->keys_alt}, *v[2] = {values, st->values_alt};
   int cur = 0;
-  for (int shift = begin_bit; shift < end_bit; shift += 8, cur ^= 1) {
-    int32_t shift32 = shift, iota32 = iota && shift == begin_bit;
-    kiln_backend_arg hist_args[5] = {kiln_sort_arg_array(k[cur]), kiln_sort_arg_array(st->counts),
-                                     kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&ntiles, 8),
-                                     kiln_sort_arg_scalar(&shift32, 4)};
-    KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, histogram, T, ntiles, 5, hist_args));
-    kiln_backend_arg scan_args[3] = {kiln_sort_arg_array(st->counts),
-                                     kiln_sort_arg_array(st->totals),
-                                     kiln_sort_arg_scalar(&ntiles, 8)};
-    KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, digit_scan, T, SORT_RADIX, 3, scan_args));
-    kiln_backend_arg scatter_args[10] = {
-        kiln_sort_arg_array(k[cur]),       kiln_sort_arg_array(v[cur]),
-        kiln_sort_arg_array(k[cur ^ 1]),   kiln_sort_arg_array(v[cur ^ 1]),
-        kiln_sort_arg_array(st->counts),   kiln_sort_arg_array(st->totals),
-        kiln_sort_arg_scalar(&n, 8),       kiln_sort_arg_scalar(&ntiles, 8),
-        kiln_sort_arg_scalar(&shift32, 4), kiln_sort_arg_scalar(&iota32, 4)};
-    KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, scatter, T, ntiles, 10, scatter_args));
+  for (int32_t pass = 0; pass < npasses; pass++, cur ^= 1) {
+    int32_t shift = begin_bit + 8 * pass, iota32 = iota && pass == 0;
+    if (lookback)
+      KILN_RETURN_IF_ERROR(pass_lookback(ctx, stream, programs[0], k[cur], v[cur], k[cur ^ 1],
+                                         v[cur ^ 1], shift, pass, iota32, st));
+    else
+      KILN_RETURN_IF_ERROR(pass_reduce_then_scan(ctx, stream, programs, k[cur], v[cur],
+                                                 k[cur ^ 1], v[cur ^ 1], tiles_per, ngroups,
+                                                 shift, pass, iota32, st));
   }
   if (cur == 0) return KILN_OK;
   /* an odd number of passes left the result in the scratch: copy it back */
@@ -226,11 +324,13 @@ kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_
     return sort_rows(ctx, stream, keys, values, iota, begin_bit, end_bit, keys->size);
   if (begin_bit == end_bit) /* nothing to order by: at most the iota to write */
     return iota ? sort_rows(ctx, stream, keys, values, 1, 0, 0, KILN_SORT_TILE) : KILN_OK;
-  pass_state st = {NULL, NULL, NULL, NULL};
+  pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL};
   kiln_status status = sort_passes(ctx, stream, keys, values, iota, begin_bit, end_bit, &st);
   kiln_array_release(st.keys_alt);
   kiln_array_release(st.values_alt);
+  kiln_array_release(st.hist);
+  kiln_array_release(st.bases);
   kiln_array_release(st.counts);
-  kiln_array_release(st.totals);
+  kiln_array_release(st.status);
   return status;
 }

@@ -13,6 +13,9 @@
 /* keys per tile of the kernels (SORT_TILE of radix_sort.kl): inputs and
  * segments up to this size are sorted in local memory in one launch */
 #define KILN_SORT_TILE 1024
+/* keys per tile of the global passes (256 work-items x 8 on every device,
+ * so the work never depends on the device) */
+#define KILN_SORT_PASS_TILE 2048
 
 /* How a dtype becomes ordered unsigned key words (radix_sort.kl's
  * SORT_KIND_*). */
@@ -94,15 +97,24 @@ kiln_status kiln_sort_launch_groups(kiln_context *ctx, kiln_stream *stream,
  * (uint32 or uint64, the same size) stably by the key bits [begin_bit,
  * end_bit), in place, queued on `stream`. iota: values are written, not
  * read (value i = i before the sort). Scratch (one more copy of keys and
- * values, and 256 counters per tile) comes from the pool.
+ * values; 256 counters per work-group, or 256 look-back flags per tile of
+ * KILN_SORT_PASS_TILE; 8 x 256 digit counts) comes from the pool.
  *
  * This is also the entry kiln_random_permutation uses: uint64 keys,
  * uint32 or uint64 values, begin_bit 0, end_bit 64. */
 kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
                                    kiln_array *values, int iota, int begin_bit, int end_bit);
 
-/* Which path the global passes take on ctx's device ("reduce-then-scan"),
- * logged once per context at KILN_LOG=debug. */
+/* Whether the global passes over n keys take Onesweep's look-back
+ * (*lookback 1) or reduce-then-scan (0): the scan's choice for the device
+ * (kiln_scan_choose_path: $KILN_SCAN, kiln_scan_force_path, else the
+ * look-back on CUDA and HIP GPUs), and n < 2^30. Logged once per process
+ * and path at KILN_LOG=debug. Errors: INVALID_ARGUMENT for a bad
+ * $KILN_SCAN. */
+kiln_status kiln_sort_choose_path(kiln_context *ctx, int64_t n, int *lookback);
+
+/* The path's name for the device ("onesweep look-back" or
+ * "reduce-then-scan"), for kiln-info. */
 const char *kiln_sort_path(kiln_context *ctx);
 
 /* A launch argument for an array (its buffer and byte offset) or a scalar
