@@ -36,9 +36,10 @@ typedef enum kiln_scan_path {
 
 /* The path a scan of accumulator `acc` takes on ctx's device: a forced one
  * (kiln_scan_force_path, else $KILN_SCAN = lookback | reduce-then-scan |
- * auto), else the look-back on GPUs whose work-groups make progress while
- * others spin (CUDA, HIP, OpenCL GPUs of NVIDIA, AMD, Intel), else
- * reduce-then-scan (CPU devices such as PoCL's, unknown devices). Complex
+ * auto), else the look-back on CUDA and HIP GPUs (work-groups make
+ * progress while others spin, flags are seen at device scope), else
+ * reduce-then-scan (every OpenCL device: OpenCL 1.2 has no device-scope
+ * acquire/release; CPU devices such as PoCL's; unknown devices). Complex
  * accumulators always take reduce-then-scan (the look-back reads values
  * through volatile pointers, which C++ cannot copy as structs).
  * INVALID_ARGUMENT: $KILN_SCAN is none of those words. */
