@@ -87,9 +87,10 @@ static inline void bench_parse_n_repeats(int argc, char **argv, int64_t min_n,
  * 100, 20); exits 2 with the usage of `name` when one is not positive. */
 static inline void bench_parse_sizes(int argc, char **argv, const char *name, int64_t *n,
                                      int64_t *rows, int64_t *cols, int *repeats) {
-  *n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
-  *rows = argc > 2 ? strtoll(argv[2], NULL, 10) : 1000000;
-  *cols = argc > 3 ? strtoll(argv[3], NULL, 10) : 100;
+  /* strtod: "1e8" as ci/gpu.sh writes it (strtoll read it as 1) */
+  *n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
+  *rows = argc > 2 ? (int64_t)strtod(argv[2], NULL) : 1000000;
+  *cols = argc > 3 ? (int64_t)strtod(argv[3], NULL) : 100;
   *repeats = argc > 4 ? atoi(argv[4]) : 20;
   if (*n < 1 || *rows < 1 || *cols < 1 || *repeats < 1) {
     fprintf(stderr, "usage: %s [n [rows [cols [repeats]]]]\n", name);
