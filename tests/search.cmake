@@ -28,3 +28,7 @@ if(TARGET search_histogram)
       SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
   endforeach()
 endif()
+
+# Every variant of search.kl, count.kl and move.kl built by the device's
+# own compiler (tests/test_indexing_build.c), per backend.
+kiln_conformance_test(indexing_build SOURCES test_indexing_build.c INTERNAL)
