@@ -4,7 +4,7 @@
 # compare with plain C references, and with NumPy itself where
 # ci/numpy-venv.sh gives a Python with NumPy 2 (tests/search_run.sh puts it
 # in KILN_TEST_NUMPY; without one those comparisons print SKIPPED).
-foreach(area search indexing)
+foreach(area search indexing search_paths)
   add_executable(test_${area} test_${area}.c)
   target_link_libraries(test_${area} PRIVATE kiln_harness m)
   target_compile_options(test_${area} PRIVATE ${KILN_WARNINGS})
