@@ -72,6 +72,14 @@ done
 echo "== side_by_side reduce (CUDA)"
 KILN_BACKEND=cuda timeout 300 python3 "$root/bench/side_by_side.py" "$build/bench/reduce_bench" \
   "$root/bench/reduce_peers.py" 1e8 1e6 100 30 2>&1 | tee -a "$out/peers.log"
+# searching, counting, gather/scatter (issue 24): kiln and CuPy row by row
+# on CUDA, then NVIDIA's OpenCL (goal: within 1.25x of the CUDA figure)
+echo "== side_by_side search (CUDA)"
+KILN_BACKEND=cuda timeout 300 python3 "$root/bench/side_by_side.py" "$build/bench/search_bench" \
+  "$root/bench/search_peers.py" 1e8 2>&1 | tee -a "$out/peers.log"
+echo "== search_bench (NVIDIA OpenCL)"
+KILN_BACKEND=opencl KILN_OPENCL_PLATFORM=NVIDIA timeout 300 "$build/bench/search_bench" 2>&1 |
+  tee -a "$out/bench-opencl.log"
 
 # DLPack round trip with CuPy (docs/interop.md): no copy in either direction.
 echo "== dlpack_cupy"

@@ -4,7 +4,7 @@
 # compare with plain C references, and with NumPy itself where
 # ci/numpy-venv.sh gives a Python with NumPy 2 (tests/search_run.sh puts it
 # in KILN_TEST_NUMPY; without one those comparisons print SKIPPED).
-foreach(area search indexing)
+foreach(area search indexing search_paths)
   add_executable(test_${area} test_${area}.c)
   target_link_libraries(test_${area} PRIVATE kiln_harness m)
   target_compile_options(test_${area} PRIVATE ${KILN_WARNINGS})
@@ -28,3 +28,7 @@ if(TARGET search_histogram)
       SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
   endforeach()
 endif()
+
+# Every variant of search.kl, count.kl and move.kl built by the device's
+# own compiler (tests/test_indexing_build.c), per backend.
+kiln_conformance_test(indexing_build SOURCES test_indexing_build.c INTERNAL)

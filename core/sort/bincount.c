@@ -5,10 +5,58 @@
 
 #include "core/sort/indexing_internal.h"
 
-/* Bins a work-group keeps in local memory, at most (bytes): beyond, its
- * adds go straight to the global bins. A launch argument rather than a
- * compile-time size, so one program serves every bin count. */
-#define LOCAL_BIN_BYTES 16384
+/* The most bins a work-group counts in local memory (uint32 counters):
+ * LOCAL_BINS, a fixed-size array, is the power of two at or above the bin
+ * count (at least 256, so that small counts share one program), at most
+ * this many bytes and half the device's local memory (room for a second
+ * group). Beyond, the adds go straight to the global bins. */
+#define LOCAL_BIN_BYTES_MAX 32768
+#define LOCAL_BINS_MIN 256
+
+int64_t kiln_ix_count_local_bins(const kiln_context *ctx, int64_t nbins, int weighted) {
+  if (weighted || nbins <= 0) return 0; /* no 64-bit local atomics in OpenCL 1.2 */
+  uint64_t bytes = ctx->info.local_memory / 2;
+  if (bytes > LOCAL_BIN_BYTES_MAX) bytes = LOCAL_BIN_BYTES_MAX;
+  int64_t bins = LOCAL_BINS_MIN;
+  while (bins < nbins) bins *= 2;
+  return (uint64_t)bins * sizeof(uint32_t) <= bytes ? bins : 0;
+}
+
+void kiln_ix_count_defines(int bin_kind, kiln_dtype count_dtype, int64_t local_bins,
+                           kiln_strbuf *out) {
+  const char *suffix = count_dtype == KILN_FLOAT64   ? "f64"
+                       : count_dtype == KILN_UINT32 ? "u32"
+                                                    : "u64";
+  kiln_strbuf_appendf(out,
+                      "#define BIN_KIND %d\n#define COUNT_T %s\n#define ADD kiln_atomic_add_%s\n"
+                      "#define COUNT_64 %d\n#define LOCAL_BINS %lld\n#define WEIGHTED %d\n",
+                      bin_kind, kiln_dtype_kernel_type(count_dtype), suffix,
+                      count_dtype != KILN_UINT32, (long long)local_bins,
+                      count_dtype == KILN_FLOAT64);
+}
+
+/* The count kernel's grid: GPUs get about as many work-groups as are
+ * resident at once (each loops over its share, so a local copy of the bins
+ * is cleared and added back once per group, not once per 256 elements),
+ * fewer where the bins would outweigh the elements; CPU devices a handful
+ * of groups per core. Every group gets fewer than 2^31 elements, so its
+ * uint32 local counts cannot wrap. */
+static void count_grid(const kiln_context *ctx, const kiln_program *program, int64_t n,
+                       int64_t local_bins, kiln_backend_launch *launch) {
+  kiln_program_grid_1d(ctx, program, n, &launch->global[0], &launch->local[0]);
+  uint64_t size = launch->local[0], groups = launch->global[0] / size;
+  uint64_t units = ctx->info.compute_units ? ctx->info.compute_units : 4;
+  uint64_t cap = ctx->info.type == KILN_DEVICE_CPU ? units * 4 : units * 8;
+  if (local_bins > 0) {
+    uint64_t by_bins = (uint64_t)n / ((uint64_t)local_bins * 8);
+    if (by_bins < units) by_bins = units;
+    if (cap > by_bins) cap = by_bins;
+  }
+  if (groups > cap) groups = cap;
+  uint64_t least = ((uint64_t)n >> 31) + 1;
+  if (groups < least) groups = least;
+  launch->global[0] = groups * size;
+}
 
 kiln_status kiln_ix_count(kiln_context *ctx, kiln_stream *stream, const kiln_ix_count_job *job,
                           kiln_array **counts) {
@@ -23,16 +71,9 @@ kiln_status kiln_ix_count(kiln_context *ctx, kiln_stream *stream, const kiln_ix_
   KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, 4, used));
   if (job->nbins > 0) KILN_RETURN_IF_ERROR(kiln_ew_fill_on(*counts, zero, stream));
   if (n == 0 || job->nbins == 0) return KILN_OK;
-  size_t item = kiln_dtype_size(count_dtype);
-  int use_local = job->nbins * (int64_t)item <= LOCAL_BIN_BYTES;
-  const char *suffix = count_dtype == KILN_FLOAT64 ? "f64" : count_dtype == KILN_UINT32 ? "u32"
-                                                                                       : "u64";
+  int64_t local_bins = kiln_ix_count_local_bins(ctx, job->nbins, job->weights != NULL);
   kiln_strbuf defines = {0};
-  kiln_strbuf_appendf(&defines,
-                      "#define BIN_KIND %d\n#define COUNT_T %s\n#define ADD kiln_atomic_add_%s\n"
-                      "#define ADD_LOCAL kiln_atomic_add_local_%s\n#define WEIGHTED %d\n",
-                      job->bin_kind, kiln_dtype_kernel_type(count_dtype), suffix, suffix,
-                      job->weights != NULL);
+  kiln_ix_count_defines(job->bin_kind, count_dtype, local_bins, &defines);
   if (job->bin_kind != 2)
     kiln_ix_number_defines("X", job->x->dtype, &defines);
   else
@@ -44,28 +85,25 @@ kiln_status kiln_ix_count(kiln_context *ctx, kiln_stream *stream, const kiln_ix_
     status = kiln_ix_program(ctx, kiln_builtin_count, kiln_strbuf_text(&defines), "kiln_count",
                              &program);
   kiln_strbuf_free(&defines);
+  /* count.kl's #error where the device lacks them */
+  if (status != KILN_OK && strstr(kiln_last_error(), "64-bit atomics, which this device lacks"))
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "%s: %s need 64-bit atomics, which the device lacks (OpenCL: "
+                          "cl_khr_int64_base_atomics)",
+                          job->bin_kind == 0 ? "bincount" : "histogram",
+                          job->weights ? "sums of weights" : "counts of 2^32 elements or more");
   KILN_RETURN_IF_ERROR(status);
   kiln_ix_args args = {0};
   kiln_ix_arg_array(&args, *counts);
   kiln_ix_arg_array(&args, job->x);
   kiln_ix_arg_array(&args, job->weights ? job->weights : job->x);
   kiln_ix_arg_array(&args, job->edges ? job->edges : job->x);
-  args.args[args.n++] = (kiln_backend_arg){
-      .kind = KILN_BACKEND_ARG_LOCAL,
-      .local_bytes = use_local ? (size_t)job->nbins * item : item};
-  kiln_ix_arg_int(&args, use_local);
   kiln_ix_arg_int(&args, job->nbins);
   kiln_ix_arg_double(&args, job->denom);
   kiln_ix_arg_double(&args, job->nq);
   kiln_ix_arg_int(&args, n);
   kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
-  kiln_program_grid_1d(ctx, program, n, &launch.global[0], &launch.local[0]);
-  /* CPU devices run work-groups a few at a time: a handful per core, each
-   * looping, rather than one per element, so the local bins are cleared
-   * and added back a handful of times */
-  uint64_t cap = (uint64_t)(ctx->info.compute_units ? ctx->info.compute_units : 4) * 4;
-  if (ctx->info.type == KILN_DEVICE_CPU && launch.global[0] / launch.local[0] > cap)
-    launch.global[0] = cap * launch.local[0];
+  count_grid(ctx, program, n, local_bins, &launch);
   return kiln_program_launch(ctx, program, stream, &launch, args.n, args.args);
 }
 

@@ -18,12 +18,9 @@ static kiln_status add(kiln_catalog *catalog, const char *name, const char *defi
 }
 
 /* count.kl's defines as kiln_ix_count makes them, for one kind. */
-static void count_defines(int kind, kiln_dtype x, int weighted, kiln_strbuf *out) {
-  const char *s = weighted ? "f64" : "u32";
-  kiln_strbuf_appendf(out,
-                      "#define BIN_KIND %d\n#define COUNT_T %s\n#define ADD kiln_atomic_add_%s\n"
-                      "#define ADD_LOCAL kiln_atomic_add_local_%s\n#define WEIGHTED %d\n",
-                      kind, weighted ? "double" : "uint32_t", s, s, weighted);
+static void count_defines(int kind, kiln_dtype x, kiln_dtype count, int64_t local_bins,
+                          kiln_strbuf *out) {
+  kiln_ix_count_defines(kind, count, local_bins, out);
   if (kind == 2) {
     kiln_ix_key_defines(x, out);
     kiln_strbuf_append(out, "#define X KEY\n");
@@ -44,7 +41,7 @@ kiln_status kiln_indexing_catalog_add(kiln_catalog *catalog) {
   char name[96], words[128];
   for (int d = 0; d < KILN_DTYPE_COUNT; d++) {
     kiln_strbuf defines = {0};
-    kiln_ix_key_defines((kiln_dtype)d, &defines);
+    kiln_ix_search_defines((kiln_dtype)d, &defines);
     snprintf(name, sizeof name, "searchsorted %s", kiln_dtype_name((kiln_dtype)d));
     kiln_status status = kiln_strbuf_status(&defines);
     if (status == KILN_OK) status = add(catalog, name, kiln_strbuf_text(&defines), kiln_builtin_search);
@@ -57,18 +54,26 @@ kiln_status kiln_indexing_catalog_add(kiln_catalog *catalog) {
     snprintf(name, sizeof name, "take/put, %zu-byte elements", kiln_dtype_size(sizes[i]));
     KILN_RETURN_IF_ERROR(add(catalog, name, words, kiln_builtin_move));
   }
+  /* the kinds over representative dtypes, each with the counts it can
+   * have: uint32 in local memory (256 and 8192 bins) or global, uint64,
+   * and float64 sums of weights */
   const struct {
     int kind;
-    kiln_dtype x;
-    int weighted;
-  } counts[] = {{0, KILN_INT32, 0},   {0, KILN_UINT8, 1},   {1, KILN_FLOAT32, 0},
-                {1, KILN_FLOAT16, 1}, {1, KILN_FLOAT64, 0}, {2, KILN_FLOAT64, 0},
-                {2, KILN_FLOAT16, 1}, {2, KILN_INT64, 0}};
+    kiln_dtype x, count;
+    int64_t local_bins;
+  } counts[] = {{0, KILN_INT32, KILN_UINT32, 256},      {0, KILN_INT32, KILN_UINT32, 0},
+                {0, KILN_INT64, KILN_UINT32, 8192},     {0, KILN_INT64, KILN_UINT64, 256},
+                {0, KILN_UINT8, KILN_FLOAT64, 0},       {1, KILN_FLOAT32, KILN_UINT32, 256},
+                {1, KILN_FLOAT32, KILN_UINT32, 0},      {1, KILN_FLOAT16, KILN_FLOAT64, 0},
+                {1, KILN_FLOAT64, KILN_UINT32, 4096},   {1, KILN_FLOAT64, KILN_UINT64, 0},
+                {2, KILN_FLOAT64, KILN_UINT32, 256},    {2, KILN_FLOAT64, KILN_UINT32, 0},
+                {2, KILN_FLOAT16, KILN_FLOAT64, 0},     {2, KILN_INT64, KILN_UINT32, 1024}};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
     kiln_strbuf defines = {0};
-    count_defines(counts[i].kind, counts[i].x, counts[i].weighted, &defines);
-    snprintf(name, sizeof name, "count kind %d of %s%s", counts[i].kind,
-             kiln_dtype_name(counts[i].x), counts[i].weighted ? ", weighted" : "");
+    count_defines(counts[i].kind, counts[i].x, counts[i].count, counts[i].local_bins, &defines);
+    snprintf(name, sizeof name, "count kind %d of %s into %s, %lld local bins", counts[i].kind,
+             kiln_dtype_name(counts[i].x), kiln_dtype_name(counts[i].count),
+             (long long)counts[i].local_bins);
     kiln_status status = kiln_strbuf_status(&defines);
     if (status == KILN_OK) status = add(catalog, name, kiln_strbuf_text(&defines), kiln_builtin_count);
     kiln_strbuf_free(&defines);

@@ -146,6 +146,11 @@ int64_t kiln_ix_words(kiln_dtype dtype);
  * for bool), LOAD(x) and kiln_key_less(a, b) in NumPy's sort order. */
 void kiln_ix_key_defines(kiln_dtype dtype, kiln_strbuf *out);
 
+/* searchsorted's table (search.kl's SEARCH_TABLE) for a compared dtype:
+ * its entries, and the key #defines with SEARCH_TABLE appended. */
+int64_t kiln_ix_search_table(kiln_dtype dtype);
+void kiln_ix_search_defines(kiln_dtype dtype, kiln_strbuf *out);
+
 /* Appends "#define <prefix> <kernel type>" and <prefix>_LOAD(x), the
  * element as a number (float16 as float). */
 void kiln_ix_number_defines(const char *prefix, kiln_dtype dtype, kiln_strbuf *out);
@@ -185,6 +190,16 @@ typedef struct kiln_ix_count_job {
  * weights. Queued on stream. */
 kiln_status kiln_ix_count(kiln_context *ctx, kiln_stream *stream, const kiln_ix_count_job *job,
                           kiln_array **counts);
+
+/* The uint32 counters a work-group of the count kernel keeps in local
+ * memory for nbins bins on ctx's device (LOCAL_BINS), 0 for none. */
+int64_t kiln_ix_count_local_bins(const kiln_context *ctx, int64_t nbins, int weighted);
+
+/* Appends count.kl's own #defines (BIN_KIND, COUNT_T, ADD, COUNT_64,
+ * LOCAL_BINS, WEIGHTED) for counts of count_dtype (uint32, uint64, or
+ * float64: weighted). */
+void kiln_ix_count_defines(int bin_kind, kiln_dtype count_dtype, int64_t local_bins,
+                           kiln_strbuf *out);
 
 /* ---- index checks ------------------------------------------------------ */
 

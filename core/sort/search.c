@@ -1,6 +1,7 @@
 /* core/sort/search.c: kiln_searchsorted, one bisection per value
  * (kernels/builtin/search.kl) over the sorted array in NumPy's promoted
- * dtype. */
+ * dtype, its first steps in a work-group's table of evenly spaced
+ * elements. */
 #include <string.h>
 
 #include "core/sort/indexing_internal.h"
@@ -12,6 +13,19 @@ static kiln_dtype weak_dtype(const kiln_operand *o, kiln_dtype dtype) {
     return KILN_FLOAT64;
   if (o->dtype == KILN_COMPLEX128 && !kiln_dtype_is_complex(dtype)) return KILN_COMPLEX128;
   return dtype;
+}
+
+/* Entries of searchsorted's table in local memory (search.kl's
+ * SEARCH_TABLE): 8 KiB of the dtype's elements. */
+#define SEARCH_TABLE_BYTES 8192
+
+int64_t kiln_ix_search_table(kiln_dtype dtype) {
+  return SEARCH_TABLE_BYTES / (int64_t)kiln_dtype_size(dtype);
+}
+
+void kiln_ix_search_defines(kiln_dtype dtype, kiln_strbuf *out) {
+  kiln_ix_key_defines(dtype, out);
+  kiln_strbuf_appendf(out, "#define SEARCH_TABLE %lld\n", (long long)kiln_ix_search_table(dtype));
 }
 
 typedef struct search_state {
@@ -74,7 +88,8 @@ static kiln_status search(kiln_context *ctx, kiln_operand sorted, kiln_operand v
   }
   KILN_RETURN_IF_ERROR(
       kiln_ix_output_begin(ctx, what, &output, KILN_INT64, v->ndim, v->shape, 0, &st->out));
-  kiln_ix_key_defines(common, &st->defines);
+  int64_t table = kiln_ix_search_table(common);
+  kiln_ix_search_defines(common, &st->defines);
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&st->defines));
   kiln_ix_args args = {0};
   kiln_ix_arg_array(&args, st->out.work);
@@ -84,6 +99,9 @@ static kiln_status search(kiln_context *ctx, kiln_operand sorted, kiln_operand v
   kiln_ix_arg_int(&args, a->size);
   kiln_ix_arg_int(&args, s != NULL);
   kiln_ix_arg_int(&args, side == KILN_SIDE_RIGHT);
+  /* the table pays its load (per work-group) back where the bisection is
+   * long and there are values enough to share it */
+  kiln_ix_arg_int(&args, a->size >= 4 * table && v->size >= table);
   KILN_RETURN_IF_ERROR(kiln_ix_launch(ctx, stream, kiln_builtin_search,
                                       kiln_strbuf_text(&st->defines), "kiln_searchsorted",
                                       v->size, &args));

@@ -56,7 +56,9 @@ KILN_API kiln_status kiln_searchsorted(kiln_context *ctx, kiln_operand sorted, k
  * Errors: INVALID_ARGUMENT (x not 1-D, a negative value in x: "bincount:
  * x must have no negative elements (x[3] = -1)", minlength < 0, a
  * float, complex or uint64 x, weights of another shape, complex weights,
- * output too short), OUT_OF_RANGE (the length does not fit memory). */
+ * output too short), OUT_OF_RANGE (the length does not fit memory),
+ * UNIMPLEMENTED (weights, or 2^32 elements or more, on an OpenCL device
+ * without 64-bit atomics: cl_khr_int64_base_atomics). */
 KILN_API kiln_status kiln_bincount(kiln_context *ctx, kiln_operand x, const kiln_operand *weights,
                                    int64_t minlength, kiln_operand output, int64_t *length,
                                    kiln_stream *stream);
@@ -92,7 +94,9 @@ typedef struct kiln_histogram_options {
  * range_max, a range or autodetected range that is not finite, edges not
  * increasing: "histogram: bins must increase monotonically (edges[2] =
  * 0.5 < edges[1] = 1)", fewer than 2 edges, complex input or edges,
- * weights of another shape, output shape or dtype). */
+ * weights of another shape, output shape or dtype), UNIMPLEMENTED
+ * (weights, or 2^32 elements or more, on an OpenCL device without 64-bit
+ * atomics: cl_khr_int64_base_atomics). */
 KILN_API kiln_status kiln_histogram(kiln_context *ctx, kiln_operand a,
                                     const kiln_histogram_options *options, kiln_operand hist,
                                     const kiln_operand *bin_edges, kiln_stream *stream);
