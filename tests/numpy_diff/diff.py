@@ -469,10 +469,69 @@ def known_divergence(c, np_args, np_error, problem):
         return "integer reciprocal(0): NumPy's value is the platform's conversion of inf"
     if c.name == "power" and power_phase_undetermined(c, np_args, problem):
         return "complex power whose phase is lost to rounding (|Im(b log a)| * eps > 1)"
+    if infinity_sign_unspecified(problem):
+        return ("complex special value whose infinite part's sign C99 Annex G leaves "
+                "unspecified (the other part NaN)")
+    if c.name in ("logaddexp", "logaddexp2") and log_sum_cancelled(c, np_args, problem):
+        return ("logaddexp/logaddexp2 cancelling to a result below its larger input: the "
+                "device's exp/log1p, within the bound of the larger input as NumPy's libm, "
+                "differ in more ulps of the small result")
     if c.name in ("multiply", "square") and product_fused_by_numpy(c, np_args, problem):
         return ("complex product with both products of a part overflowing: NumPy's SIMD loop "
                 "fuses them (FMA), kiln rounds each (inf - inf = NaN)")
     return None
+
+
+def infinity_sign_unspecified(problem):
+    """Whether a complex divergence is only the sign of an infinite part
+    whose other part is NaN, in both results: Annex G leaves that sign
+    unspecified (csinh(inf + i inf) = +-inf + i NaN, casin through casinh,
+    ...). Found on CUDA and NVIDIA OpenCL, seeds 7209 (arcsin(inf + nan j):
+    NumPy nan+infj, kiln nan-infj) and 7213 (sinh(-inf + inf j): NumPy
+    inf+nanj, kiln -inf+nanj)."""
+    m = re.search(r"numpy np\.complex\d+\(\(?([^)]*?)\)?\), kiln np\.complex\d+\(\(?([^)]*?)\)?\)",
+                  problem)
+    if not m:
+        return False
+    try:
+        want, got = complex(m.group(1)), complex(m.group(2))
+    except ValueError:
+        return False
+    pairs = ((want.real, got.real, want.imag, got.imag), (want.imag, got.imag, want.real, got.real))
+    differs = False
+    for w, g, w_other, g_other in pairs:
+        if w == g or (np.isnan(w) and np.isnan(g)):
+            continue
+        if not (np.isinf(w) and np.isinf(g) and np.isnan(w_other) and np.isnan(g_other)):
+            return False
+        differs = True
+    return differs
+
+
+def log_sum_cancelled(c, np_args, problem):
+    """Whether a logaddexp(2) divergence is the cancellation of
+    max(a, b) + log1p(exp(-|a - b|)) (scaled for base 2): the correction
+    term, up to ln 2 (1 for base 2), carries the device's exp/log1p error in
+    ulps of its own size, which the sum keeps in absolute terms. True when
+    the result is smaller than the larger input and kiln is within the
+    ufunc's ulp bound of the larger of |a|, |b| and 1 (found on CUDA and
+    NVIDIA OpenCL, seed 7203: logaddexp2(-0.586, -1.631) = -0.0156, 32 ulp
+    of the result, half an ulp of 1.631)."""
+    m = re.search(r"numpy np\.float(\d+)\(([^)]*)\), kiln np\.float\d+\(([^)]*)\)", problem)
+    at = inputs_at_flat(np_args, problem)
+    if not m or not at or len(at[1]) != 2:
+        return False
+    real = {"16": np.float16, "32": np.float32, "64": np.float64}.get(m.group(1))
+    try:
+        want, got = float(m.group(2)), float(m.group(3))
+        a, b = float(at[1][0]), float(at[1][1])
+    except (TypeError, ValueError):
+        return False
+    if real is None or not all(np.isfinite(v) for v in (want, got, a, b)):
+        return False
+    scale = max(abs(a), abs(b), 1.0)
+    allowed = UFUNCS[c.name][2] * float(np.spacing(real(scale)))
+    return abs(want) < max(abs(a), abs(b)) and abs(got - want) <= allowed
 
 
 def product_fused_by_numpy(c, np_args, problem):
