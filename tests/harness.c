@@ -143,6 +143,27 @@ double harness_get(const void *data, kiln_dtype dtype, int64_t i) {
   }
 }
 
+int harness_sample_from_env(const char *variable, harness_sample *sample) {
+  sample->every = 1;
+  sample->offset = 0;
+  const char *text = getenv(variable);
+  if (!text || !*text) return 1;
+  char *end = NULL;
+  long k = strtol(text, &end, 10);
+  if (*end == ':') sample->offset = strtoul(end + 1, &end, 10);
+  if (k < 1 || *end) {
+    harness_fail(__FILE__, __LINE__, "%s='%s': expected k or k:offset", variable, text);
+    return 0;
+  }
+  sample->every = (unsigned long)k;
+  sample->offset %= sample->every;
+  return 1;
+}
+
+int harness_sample_takes(const harness_sample *sample, unsigned long i) {
+  return (i + sample->offset) % sample->every == 0;
+}
+
 char *harness_load_kernel(const char *file) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", KILN_TEST_KERNEL_DIR, file);

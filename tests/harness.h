@@ -62,6 +62,18 @@ char *harness_load_kernel(const char *file);
  * recording a failure (with kiln's message). */
 kiln_kernel *harness_kernel(kiln_context *ctx, const char *file, const char *entry);
 
+/* A sample of a long sweep, from an environment variable of the form
+ * k[:offset] (CI sets them so that each commit checks a different k-th of
+ * the cases and the run stays short; developers and GPU runs leave them
+ * unset). every = 1 when the variable is unset or empty. Returns 0 after
+ * recording a failure for a malformed value. */
+typedef struct harness_sample {
+  unsigned long every, offset;
+} harness_sample;
+int harness_sample_from_env(const char *variable, harness_sample *sample);
+/* Nonzero when case i is in the sample. */
+int harness_sample_takes(const harness_sample *sample, unsigned long i);
+
 /* Reads element i of a host buffer of `dtype` as double. */
 double harness_get(const void *data, kiln_dtype dtype, int64_t i); /* complex: the real part */
 

@@ -84,19 +84,10 @@ static void test_compile_everything(kiln_context *unused) {
   snprintf(list, sizeof list, "%s", targets);
   const char *first_only = getenv("KILN_CHECK_FIRST_TARGET");
   if (first_only && strcmp(first_only, "1") == 0) list[strcspn(list, ",")] = '\0';
-  int every = 1;
-  unsigned long offset = 0;
-  const char *sample = getenv("KILN_CHECK_SAMPLE");
-  if (sample && *sample) {
-    char *end = NULL;
-    long k = strtol(sample, &end, 10);
-    if (*end == ':') offset = strtoul(end + 1, &end, 10);
-    if (k < 1 || *end) {
-      harness_fail(__FILE__, __LINE__, "KILN_CHECK_SAMPLE='%s': expected k or k:offset", sample);
-      kiln_catalog_free(&catalog);
-      return;
-    }
-    every = (int)k;
+  harness_sample sample;
+  if (!harness_sample_from_env("KILN_CHECK_SAMPLE", &sample)) {
+    kiln_catalog_free(&catalog);
+    return;
   }
   int considered = 0;
   char shown[256];
@@ -106,7 +97,7 @@ static void test_compile_everything(kiln_context *unused) {
     for (int i = 0; i < catalog.count; i++) {
       if (only && !strstr(catalog.entries[i].name, only)) continue;
       considered++;
-      if (((unsigned long)i + offset) % (unsigned long)every != 0) continue;
+      if (!harness_sample_takes(&sample, (unsigned long)i)) continue;
       char *full = NULL, *log = NULL;
       size_t size = 0;
       CHECK_OK(kiln_source_compose(ops, catalog.entries[i].source, &full));
@@ -131,9 +122,9 @@ static void test_compile_everything(kiln_context *unused) {
     }
   }
   printf("compiled %d sources for %s targets %s", compiled, backend, shown);
-  if (every > 1)
-    printf(" (a sample: one in %d of %d, offset %lu; unset KILN_CHECK_SAMPLE for all)", every,
-           considered, offset % (unsigned long)every);
+  if (sample.every > 1)
+    printf(" (a sample: one in %lu of %d, offset %lu; unset KILN_CHECK_SAMPLE for all)",
+           sample.every, considered, sample.offset);
   printf("\n");
   CHECK(compiled > 0);
   kiln_catalog_free(&catalog);

@@ -809,12 +809,20 @@ typedef struct sweep_totals {
 
 static sweep_totals totals[3];
 
-/* One scenario under one kind of fault, n = 1, 2, ... until the fault is
- * no longer reached. */
+/* KILN_FAULT_SAMPLE=k[:offset] (CI's setting, .ci/run: k = 3, the offset
+ * from the commit): past the first few faults, only every k-th n is
+ * injected, a different k-th per commit; the sanitized sweeps are the
+ * longest tests of CI. Unset (developers, GPU runs): every n. */
+static harness_sample fault_sample = {1, 0};
+enum { ALWAYS_INJECTED = 8 }; /* the first faults: context, first allocations */
+
+/* One scenario under one kind of fault, n = 1, 2, ... (or the sample of
+ * them) until the fault is no longer reached. */
 static void sweep(const char *name, scenario_fn run, kiln_fault_kind kind) {
   const char *kind_name = kind == KILN_FAULT_BACKEND ? "backend call" : "host allocation";
-  long n;
+  long n, injected = 0;
   for (n = 1; n < 100000; n++) {
+    if (n > ALWAYS_INJECTED && !harness_sample_takes(&fault_sample, (unsigned long)n)) continue;
     kiln_context *ctx = NULL;
     if (kiln_context_create(NULL, &ctx) != KILN_OK) {
       harness_fail(__FILE__, __LINE__, "%s: context: %s", name, kiln_last_error());
@@ -833,6 +841,7 @@ static void sweep(const char *name, scenario_fn run, kiln_fault_kind kind) {
       break;
     }
     totals[kind].injected++;
+    injected++;
     if (s != KILN_OK) {
       totals[kind].failed_cleanly++;
       const char *needle = kind == KILN_FAULT_BACKEND ? kiln_fault_operation() : "memory";
@@ -853,7 +862,11 @@ static void sweep(const char *name, scenario_fn run, kiln_fault_kind kind) {
     kiln_context_release(ctx);
     if (harness_failures > 20) return; /* enough to read */
   }
-  printf("  %-14s %-15s: %ld faults injected\n", name, kind_name, n - 1);
+  if (fault_sample.every > 1)
+    printf("  %-14s %-15s: %ld of %ld faults injected (KILN_FAULT_SAMPLE)\n", name, kind_name,
+           injected, n - 1);
+  else
+    printf("  %-14s %-15s: %ld faults injected\n", name, kind_name, n - 1);
 }
 
 static void sweep_both(const char *name, scenario_fn run) {
@@ -862,6 +875,7 @@ static void sweep_both(const char *name, scenario_fn run) {
 }
 
 static void prepare(void) {
+  harness_sample_from_env("KILN_FAULT_SAMPLE", &fault_sample);
   if (!saxpy_source) saxpy_source = harness_load_kernel("saxpy.kl");
   harness_fill_random(host_x, KILN_FLOAT32, N, -4, 4);
   harness_fill_random(host_y, KILN_FLOAT32, N, -4, 4);
