@@ -38,26 +38,41 @@ static inline double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The one event-timing loop of the benchmarks: the median device time (ms)
- * of `repeats` runs of run(data), each between two events recorded on the
- * default stream, after `warmups` unmeasured runs (compiles, plans, pool)
- * and, when ctx is not NULL, a synchronize of ctx. */
+/* The one event-timing loop of the benchmarks: for each of `count`
+ * workloads, the median device time (ms) of `repeats` runs of run[k](data[k]),
+ * each between two events recorded on the default stream, after `warmups`
+ * unmeasured runs of each (compiles, plans, pool) and, when ctx is not
+ * NULL, a synchronize of ctx. The workloads take turns (run 0, 1, ..., then
+ * again), so a ratio between two of them does not depend on a drift of the
+ * device's clocks over the measurement. */
+static inline void bench_events_medians_ms(kiln_context *ctx, kiln_event *start,
+                                           kiln_event *stop, int warmups, int repeats,
+                                           int count, void (*const *run)(void *data),
+                                           void *const *data, double *medians) {
+  for (int w = 0; w < warmups; w++)
+    for (int k = 0; k < count; k++) run[k](data[k]);
+  if (ctx) BENCH_CHECK(kiln_context_synchronize(ctx));
+  double *ms = (double *)malloc((size_t)repeats * (size_t)count * sizeof *ms);
+  if (!ms) exit(1);
+  for (int r = 0; r < repeats; r++)
+    for (int k = 0; k < count; k++) {
+      BENCH_CHECK(kiln_event_record(start, NULL));
+      run[k](data[k]);
+      BENCH_CHECK(kiln_event_record(stop, NULL));
+      BENCH_CHECK(kiln_event_synchronize(stop));
+      BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[(size_t)k * (size_t)repeats + (size_t)r]));
+    }
+  for (int k = 0; k < count; k++) medians[k] = bench_median(ms + (size_t)k * (size_t)repeats, repeats);
+  free(ms);
+}
+
+/* The median device time (ms) of `repeats` runs of run(data) (one
+ * workload of bench_events_medians_ms). */
 static inline double bench_events_median_ms(kiln_context *ctx, kiln_event *start,
                                             kiln_event *stop, int warmups, int repeats,
                                             void (*run)(void *data), void *data) {
-  for (int w = 0; w < warmups; w++) run(data);
-  if (ctx) BENCH_CHECK(kiln_context_synchronize(ctx));
-  double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
-  if (!ms) exit(1);
-  for (int r = 0; r < repeats; r++) {
-    BENCH_CHECK(kiln_event_record(start, NULL));
-    run(data);
-    BENCH_CHECK(kiln_event_record(stop, NULL));
-    BENCH_CHECK(kiln_event_synchronize(stop));
-    BENCH_CHECK(kiln_event_elapsed_ms(start, stop, &ms[r]));
-  }
-  double median = bench_median(ms, repeats);
-  free(ms);
+  double median;
+  bench_events_medians_ms(ctx, start, stop, warmups, repeats, 1, &run, &data, &median);
   return median;
 }
 

@@ -96,7 +96,7 @@ static double check(bench *b, const float *x) {
 
 int main(int argc, char **argv) {
   bench b = {0};
-  b.rows = argc > 1 ? strtoll(argv[1], NULL, 10) : 10000000;
+  b.rows = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 10000000;
   int repeats = argc > 2 ? atoi(argv[2]) : 50;
   if (b.rows < 1 || repeats < 1) {
     fprintf(stderr, "usage: gufunc_bench [n [repeats]]\n");

@@ -16,7 +16,7 @@
 
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
+  int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
   int repeats = argc > 2 ? atoi(argv[2]) : 10;
   if (n < 1 || repeats < 1 || repeats > 1000) {
     fprintf(stderr, "usage: interop_bench [n >= 1 [repeats 1..1000]]\n");

@@ -275,7 +275,7 @@ static void bench_hidden_layer(kiln_context *ctx, int64_t n) {
 }
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
+  int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
   long long bytes = argc > 2 ? strtoll(argv[2], NULL, 10) : 256ll << 20;
   if (n < 1 || bytes < 1) {
     fprintf(stderr, "usage: pinned_bench [n [bytes]]\n");

@@ -20,7 +20,7 @@ static const char *raw_source =
     "}\n";
 
 int main(int argc, char **argv) {
-  int64_t n = argc > 1 ? strtoll(argv[1], NULL, 10) : 100000000;
+  int64_t n = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 100000000;
   int repeats = argc > 2 ? atoi(argv[2]) : 30;
   if (n < 1 || repeats < 1) {
     fprintf(stderr, "usage: ufunc_numpy_bench [n [repeats]]\n");
