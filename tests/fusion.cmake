@@ -9,6 +9,6 @@ kiln_conformance_test(fusion SOURCES test_fusion.c INTERNAL)
 # Every kernel compiles anew under that option (nothing shared with the
 # other tests' cache entries), so only the tests that need few kernels.
 kiln_conformance_test(fusion_grid SOURCES test_fusion.c INTERNAL ENV "KILN_ELEMENTS_GRID=64"
-  ARGS "hidden_layer,long_chain,order_and_hazards,second_run_compiles_nothing")
+  ARGS "hidden_layer,long_chain,order_and_hazards,second_run_compiles_nothing,quads_and_shifted_views")
 # What KILN_LOG=debug prints for fused groups (the test captures fds 1, 2).
 kiln_conformance_test(fusion_log SOURCES test_fusion_log.c ENV "KILN_LOG=debug")

@@ -828,6 +828,91 @@ static void test_second_run_compiles_nothing(kiln_context *ctx) {
   kiln_context_release(contexts[1]);
 }
 
+/* ---- four elements per trip, aligned or not ------------------------------------ */
+
+/* Fused kernels over contiguous 4-byte operands take four consecutive
+ * elements per trip with 16-byte loads and stores when every operand's
+ * first element is 16-byte aligned, else the batched scalar trips
+ * (core/codegen/elementwise.c): views shifted by 0..3 elements reach both
+ * (and the tails of fewer than four), each checked against the unfused
+ * calls' bits and plain C; an int32 chain takes the integer vectors. */
+/* less7(add(multiply(a, b), a)) in one scope, intermediates released. */
+static kiln_array *int_chain(kiln_context *ctx, kiln_array *a, kiln_array *b, kiln_ufunc *multiply,
+                             kiln_ufunc *add, kiln_ufunc *less7) {
+  kiln_array *t1 = NULL, *t2 = NULL, *out = NULL;
+  CHECK_OK(kiln_fusion_begin(ctx, NULL));
+  CHECK_OK(call2(multiply, kiln_operand_array(a), kiln_operand_array(b), kiln_operand_new(&t1), NULL));
+  CHECK_OK(call2(add, kiln_operand_array(t1), kiln_operand_array(a), kiln_operand_new(&t2), NULL));
+  kiln_array_release(t1);
+  CHECK_OK(call1(less7, kiln_operand_array(t2), kiln_operand_new(&out), NULL));
+  kiln_array_release(t2);
+  CHECK_OK(kiln_fusion_end(ctx, NULL));
+  return out;
+}
+
+static void test_quads_and_shifted_views(kiln_context *ctx) {
+  kiln_ufunc *divide = builtin(ctx, "divide"), *multiply = builtin(ctx, "multiply");
+  kiln_ufunc *add = builtin(ctx, "add"), *act = NULL, *less7 = NULL;
+  REQUIRE_OK(kiln_ufunc_create(ctx, "tanh_by_exp", 1, tanh_sigs, TANH_BODY, NULL, &act));
+  static const char *const int_sigs[] = {"int32(int32 x)"};
+  REQUIRE_OK(kiln_ufunc_create(ctx, "less7", 1, int_sigs, "return x - 7;", NULL, &less7));
+  int64_t sizes[] = {5, 1031};
+  for (int c = 0; c < 2; c++)
+    for (int shift = 0; shift < 4; shift++) {
+      int64_t n = sizes[c], padded = n + 3;
+      float *g = malloc((size_t)padded * 4), *w = malloc((size_t)padded * 4);
+      int32_t *a = malloc((size_t)padded * 4), *b = malloc((size_t)padded * 4);
+      harness_fill_random(g, KILN_FLOAT32, padded, 0, 255);
+      harness_fill_random(w, KILN_FLOAT32, padded, -1, 1);
+      harness_fill_random(a, KILN_INT32, padded, -1000, 1000);
+      harness_fill_random(b, KILN_INT32, padded, -1000, 1000);
+      kiln_array *bg = NULL, *bw = NULL, *ba = NULL, *bb = NULL, *vg = NULL, *vw = NULL,
+                 *va = NULL, *vb = NULL;
+      CHECK_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &padded, NULL, g, &bg));
+      CHECK_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &padded, NULL, w, &bw));
+      CHECK_OK(kiln_array_from_host(ctx, KILN_INT32, 1, &padded, NULL, a, &ba));
+      CHECK_OK(kiln_array_from_host(ctx, KILN_INT32, 1, &padded, NULL, b, &bb));
+      /* g shifted by `shift`, w by 3 - shift: aligned together only at 0
+       * and 3 apart; a and b by the same shift */
+      kiln_slice sg = {shift, shift + n, 1}, sw = {3 - shift, 3 - shift + n, 1};
+      CHECK_OK(kiln_array_slice(bg, 1, &sg, &vg));
+      CHECK_OK(kiln_array_slice(bw, 1, &sw, &vw));
+      CHECK_OK(kiln_array_slice(ba, 1, &sg, &va));
+      CHECK_OK(kiln_array_slice(bb, 1, &sg, &vb));
+      set_fusion(0);
+      kiln_array *plain = hidden_layer(ctx, vg, vw, divide, multiply, act);
+      kiln_array *plain_int = int_chain(ctx, va, vb, multiply, add, less7);
+      set_fusion(1);
+      kiln_array *fused = hidden_layer(ctx, vg, vw, divide, multiply, act);
+      kiln_array *fused_int = int_chain(ctx, va, vb, multiply, add, less7);
+      unsigned char *p = download(plain), *f = download(fused);
+      unsigned char *pi = download(plain_int), *fi = download(fused_int);
+      CHECK_MSG(memcmp(p, f, (size_t)n * 4) == 0, "n %lld shift %d: fused bits differ",
+                (long long)n, shift);
+      CHECK_MSG(memcmp(pi, fi, (size_t)n * 4) == 0, "n %lld shift %d: fused int32 differs",
+                (long long)n, shift);
+      for (int64_t i = 0; i < n; i++) {
+        float y;
+        int32_t z;
+        memcpy(&y, f + 4 * i, 4);
+        memcpy(&z, fi + 4 * i, 4);
+        double x = (float)((double)(g[shift + i] / 255.0f) * (double)w[3 - shift + i]);
+        CHECK_CLOSE(y, tanh(x), 1e-5, 1e-6);
+        int32_t want = a[shift + i] * b[shift + i] + a[shift + i] - 7;
+        CHECK_MSG(z == want, "n %lld shift %d: int32 element %lld is %d, not %d", (long long)n,
+                  shift, (long long)i, (int)z, (int)want);
+      }
+      free(p), free(f), free(pi), free(fi), free(g), free(w), free(a), free(b);
+      kiln_array *arrays[] = {plain, fused, plain_int, fused_int, vg, vw, va, vb, bg, bw, ba, bb};
+      for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) kiln_array_release(arrays[k]);
+    }
+  kiln_ufunc_release(divide);
+  kiln_ufunc_release(multiply);
+  kiln_ufunc_release(add);
+  kiln_ufunc_release(act);
+  kiln_ufunc_release(less7);
+}
+
 static const harness_test tests[] = {
     {"hidden_layer", test_hidden_layer},
     {"random_programs", test_random_programs},
@@ -840,6 +925,7 @@ static const harness_test tests[] = {
     {"catalog_sources", test_catalog_sources},
     {"second_run_compiles_nothing", test_second_run_compiles_nothing},
     {"moments_one_pass", test_moments_one_pass},
+    {"quads_and_shifted_views", test_quads_and_shifted_views},
     {0},
 };
 

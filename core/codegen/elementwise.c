@@ -157,6 +157,72 @@ static int mentions_index(const char *body) {
   return 0;
 }
 
+/* The 16-byte vector of four elements of dtype d, or NULL: only 4-byte
+ * dtypes, whose loads and stores are the element itself (no conversion). */
+static const char *quad_vector_type(kiln_dtype d) {
+  switch (d) {
+    case KILN_FLOAT32: return "kiln_float32x4";
+    case KILN_INT32: return "kiln_int32x4";
+    case KILN_UINT32: return "kiln_uint32x4";
+    default: return NULL;
+  }
+}
+
+static int quads_possible(const kiln_ew_signature *sig, int ndim) {
+  if (ndim != 0) return 0;
+  for (int k = 0; k < sig->noperands; k++)
+    if (!quad_vector_type(sig->dtypes[k])) return 0;
+  return 1;
+}
+
+/* GPUs, contiguous layouts whose operands are all of 4-byte dtypes: when
+ * every operand's element at `base` lies at a 16-byte aligned address
+ * (checked in the kernel, the same for all work-items: pool allocations
+ * are aligned, a wrapped pointer or a view may not be), each work-item
+ * takes four consecutive elements per trip with one 16-byte load per input
+ * and one 16-byte store per output; the indices left (fewer than four)
+ * go to the loop after it. Why: the same bytes in flight as four batched
+ * scalar loads with a quarter of the memory instructions, which is what a
+ * long fused body leaves room for (docs/fusion.md, "Speed"). Each
+ * element's values, body and stored value are those of the one-index
+ * loop, so the bits are the same; an element's loads precede its stores. */
+static void append_quad_trips(const kiln_ew_signature *sig, const char *body, kiln_strbuf *out) {
+  static const char lanes[] = "xyzw";
+  int uses_index = mentions_index(body);
+  kiln_strbuf_append(out, "  if (");
+  for (int k = 0; k < sig->noperands; k++)
+    kiln_strbuf_appendf(out, "%s((size_t)(p%d + o%d + base) & 15) == 0", k ? " && " : "", k, k);
+  kiln_strbuf_append(out, ") {\n");
+  kiln_strbuf_append(out, "    const int64_t kiln_quads = (n - base) / 4;\n");
+  kiln_strbuf_append(out, "    for (int64_t kiln_q = kiln_global_id(0); kiln_q < kiln_quads;"
+                          " kiln_q += kiln_global_size(0)) {\n");
+  kiln_strbuf_append(out, "    const int64_t kiln_i = base + 4 * kiln_q;\n");
+  for (int k = 0; k < sig->ninputs; k++) {
+    const char *vector = quad_vector_type(sig->dtypes[k]);
+    kiln_strbuf_appendf(out, "    %s w%d = kiln_vload(%s, p%d + o%d + kiln_i);\n", vector, k,
+                        vector, k, k);
+  }
+  for (int k = sig->ninputs; k < sig->noperands; k++)
+    kiln_strbuf_appendf(out, "    %s w%d;\n", quad_vector_type(sig->dtypes[k]), k);
+  for (int j = 0; j < 4; j++) {
+    kiln_strbuf_append(out, "    {\n");
+    if (uses_index) kiln_strbuf_appendf(out, "    int64_t i = kiln_i + %d;\n", j);
+    for (int k = 0; k < sig->noperands; k++) {
+      const char *type = kiln_ew_value_type(sig->dtypes[k]);
+      if (k < sig->ninputs) kiln_strbuf_appendf(out, "    %s v%d = w%d.%c;\n", type, k, k, lanes[j]);
+      else kiln_strbuf_appendf(out, "    %s v%d;\n", type, k);
+    }
+    kiln_strbuf_appendf(out, "    { %s }\n", body);
+    for (int k = sig->ninputs; k < sig->noperands; k++)
+      kiln_strbuf_appendf(out, "    w%d.%c = v%d;\n", k, lanes[j], k);
+    kiln_strbuf_append(out, "    }\n");
+  }
+  for (int k = sig->ninputs; k < sig->noperands; k++)
+    kiln_strbuf_appendf(out, "    *(KILN_GLOBAL %s *)(p%d + o%d + kiln_i) = w%d;\n",
+                        quad_vector_type(sig->dtypes[k]), k, k, k);
+  kiln_strbuf_append(out, "    }\n    base += 4 * kiln_quads;\n  } else {\n");
+}
+
 /* GPUs: the trips of `batch` indices each (KILN_ELEMENTS_BATCH_BEGIN), all
  * their loads first, then each index's body and stores. A work-item of the
  * one-index loop waits for its load before its computation and only then
@@ -173,7 +239,9 @@ static void append_batched_trips(const kiln_ew_signature *sig, int ndim, const c
                                  int batch, kiln_strbuf *out) {
   char index[64], suffix[16];
   int uses_index = mentions_index(body);
+  int quads = quads_possible(sig, ndim);
   kiln_strbuf_append(out, "#ifndef KILN_DEVICE_IS_CPU\n");
+  if (quads) append_quad_trips(sig, body, out);
   kiln_strbuf_appendf(out, "  KILN_ELEMENTS_BATCH_BEGIN(kiln_i, kiln_step, base, n, %d)\n", batch);
   for (int j = 0; j < batch; j++) {
     snprintf(index, sizeof index, j ? "kiln_i + %d * kiln_step" : "kiln_i", j);
@@ -191,7 +259,9 @@ static void append_batched_trips(const kiln_ew_signature *sig, int ndim, const c
     append_element(sig, body, suffix, out);
     kiln_strbuf_append(out, "    }\n");
   }
-  kiln_strbuf_append(out, "  KILN_ELEMENTS_BATCH_END(kiln_i, base)\n#endif\n");
+  kiln_strbuf_append(out, "  KILN_ELEMENTS_BATCH_END(kiln_i, base)\n");
+  if (quads) kiln_strbuf_append(out, "  }\n");
+  kiln_strbuf_append(out, "#endif\n");
 }
 
 void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,

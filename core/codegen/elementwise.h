@@ -50,7 +50,9 @@ void kiln_ew_source(const kiln_ew_signature *sig, int ndim, const char *name,
  * kiln_ew_source) indices per trip of the element loop and load all their
  * inputs before the first body runs (KILN_ELEMENTS_BATCH_BEGIN): for
  * bodies long enough that one load in flight per work-item leaves the
- * memory idle (fused chains). Same values and bits as kiln_ew_source
+ * memory idle (fused chains). Contiguous layouts of 4-byte dtypes whose
+ * operands are 16-byte aligned at `base` (a test in the kernel) take four
+ * consecutive elements per trip with 16-byte loads and stores instead. Same values and bits as kiln_ew_source
  * provided no output overlaps another operand other than element for
  * element (in place): fusion's recorder closes a group before a call that
  * would. CPU devices compile the one-index loop only. */
