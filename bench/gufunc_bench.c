@@ -10,6 +10,9 @@
  * bandwidth (goal >= 0.70; docs/performance.md). bench/gufunc_peers.py
  * times CuPy and Numba on the same sizes. Runs on any backend
  * (KILN_BACKEND); the numbers to report come from a GPU.
+ * Then a long core dim (issue 29): the gufunc average, layout (n)->(),
+ * over an (n / 10, 100) float32 array, beside a raw copy of that array;
+ * gufunc_peers.py times cp.mean(axis=1) on the same shape.
  * Usage: gufunc_bench [n [repeats]] */
 #include <math.h>
 #include <stdint.h>
@@ -32,6 +35,10 @@ static const char *raw_source =
     "}\n";
 
 static const char *const signatures[] = {"float32(float32 x)"};
+static const char *const average_body =
+    "float s = 0;\n"
+    "for (int64_t i = 0; i < n; i++) s += x(i);\n"
+    "return s / (float)n;";
 static const char *const body =
     "float s = 0;\n"
     "for (int64_t i = 0; i < n; i++) s += x(i) * x(i);\n"
@@ -40,13 +47,15 @@ static const char *const body =
 typedef struct bench {
   kiln_context *ctx;
   kiln_kernel *raw_l2, *raw_copy;
-  kiln_gufunc *l2_norm;
+  kiln_gufunc *l2_norm, *average;
   kiln_event *start, *stop;
-  int64_t rows;
-  kiln_array *x, *out, *copy;
+  int64_t rows, long_rows;
+  kiln_array *x, *out, *copy, *wide, *wide_out, *wide_copy;
 } bench;
 
-enum { GUFUNC, RAW_L2, RAW_COPY };
+enum { GUFUNC, RAW_L2, RAW_COPY, AVERAGE, WIDE_COPY };
+
+enum { LONG_CORE = 100 }; /* the long core dim of the average */
 
 static void run_once(bench *b, int what) {
   if (what == GUFUNC) {
@@ -56,9 +65,15 @@ static void run_once(bench *b, int what) {
   } else if (what == RAW_L2) {
     kiln_arg args[3] = {kiln_arg_int64(b->rows), kiln_arg_array(b->x), kiln_arg_array(b->out)};
     BENCH_CHECK(kiln_kernel_launch(b->raw_l2, 1, &b->rows, NULL, 3, args, NULL));
+  } else if (what == AVERAGE) {
+    kiln_operand in[1] = {kiln_operand_array(b->wide)};
+    kiln_operand o[1] = {kiln_operand_array(b->wide_out)};
+    BENCH_CHECK(kiln_gufunc_call(b->average, 1, in, 1, o, NULL));
   } else {
-    int64_t n = 4 * b->rows;
-    kiln_arg args[3] = {kiln_arg_int64(n), kiln_arg_array(b->x), kiln_arg_array(b->copy)};
+    int wide = what == WIDE_COPY;
+    int64_t n = wide ? LONG_CORE * b->long_rows : 4 * b->rows;
+    kiln_arg args[3] = {kiln_arg_int64(n), kiln_arg_array(wide ? b->wide : b->x),
+                        kiln_arg_array(wide ? b->wide_copy : b->copy)};
     BENCH_CHECK(kiln_kernel_launch(b->raw_copy, 1, &n, NULL, 3, args, NULL));
   }
 }
@@ -140,6 +155,42 @@ int main(int argc, char **argv) {
   printf("peers on an H100 (issue 8): CuPy 0.250 ms, Numba 0.217 ms; goal <= 0.6x the faster "
          "= %.3f ms there (run bench/gufunc_peers.py for this device)\n", 0.6 * 0.217);
   int ok = gu_error < 1e-6 && raw_error < 1e-6;
+
+  /* the long core dim: average over (n / 10, 100) */
+  b.long_rows = b.rows / 10 > 0 ? b.rows / 10 : 1;
+  int64_t wide_shape[2] = {b.long_rows, LONG_CORE};
+  float *w = malloc((size_t)b.long_rows * LONG_CORE * sizeof *w);
+  for (int64_t i = 0; i < LONG_CORE * b.long_rows; i++)
+    w[i] = -1.0f + 2.0f * (float)rand() / (float)RAND_MAX;
+  BENCH_CHECK(kiln_gufunc_create(b.ctx, "average", "(n)->()", 1, signatures, average_body, NULL,
+                                 &b.average));
+  BENCH_CHECK(kiln_array_from_host(b.ctx, KILN_FLOAT32, 2, wide_shape, NULL, w, &b.wide));
+  BENCH_CHECK(kiln_array_empty(b.ctx, KILN_FLOAT32, 1, &b.long_rows, &b.wide_out));
+  BENCH_CHECK(kiln_array_empty(b.ctx, KILN_FLOAT32, 2, wide_shape, &b.wide_copy));
+  double wide_copy = time_ms(&b, WIDE_COPY, repeats);
+  double average = time_ms(&b, AVERAGE, repeats);
+  float *means = malloc((size_t)b.long_rows * sizeof *means);
+  BENCH_CHECK(kiln_array_to_host(b.wide_out, means, NULL));
+  double average_error = 0;
+  for (int64_t r = 0; r < b.long_rows; r++) {
+    double sum = 0;
+    for (int c = 0; c < LONG_CORE; c++) sum += w[r * LONG_CORE + c];
+    average_error = fmax(average_error, fabs(means[r] - sum / LONG_CORE));
+  }
+  double read = 4.0 * LONG_CORE * (double)b.long_rows;
+  printf("long core dim: average over (%lld, %d) float32\n", (long long)b.long_rows, LONG_CORE);
+  printf("raw copy   %.4f ms  %7.1f GB/s (read + written)\n", wide_copy,
+         2 * read / (wide_copy * 1e-3) / 1e9);
+  printf("gufunc average %.4f ms  %7.1f GB/s read  max abs. error %.2g; / raw copy %.3f "
+         "(compare gufunc_peers.py's 'cupy mean' line: goal <= 1.0x)\n",
+         average, read / (average * 1e-3) / 1e9, average_error, average / wide_copy);
+  ok = ok && average_error < 1e-5;
+  free(w);
+  free(means);
+  kiln_array_release(b.wide);
+  kiln_array_release(b.wide_out);
+  kiln_array_release(b.wide_copy);
+  kiln_gufunc_release(b.average);
   if (!ok) printf("WRONG RESULT\n");
   kiln_array_release(b.x);
   kiln_array_release(b.out);

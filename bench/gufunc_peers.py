@@ -7,6 +7,8 @@ sizes: l2_norm over an (n, 4) float32 array (default n = 1e7) with
   - CuPy:  a device copy of v (copy bandwidth, bytes read + written)
 Device time of one call between two CUDA events of the library's own,
 median of `repeats` after 5 warm-up calls; results checked against NumPy.
+Then cp.mean(axis=1) over an (n / 10, 100) float32 array (gufunc_bench's
+long-core-dim average).
 Usage: python3 bench/gufunc_peers.py [n [repeats]]
 (CuPy 14, Numba 0.68, NumPy 2.x; Numba needs np.row_stack restored.)"""
 import math
@@ -106,6 +108,20 @@ def main():
     best = min(t_cupy, t_numba)
     print(f"faster peer {best:.4f} ms; kiln's goal <= 0.6x that = {0.6 * best:.4f} ms "
           f"(compare gufunc_bench's 'gufunc l2' line)")
+
+    rows = max(n // 10, 1)
+    wide_host = rng.uniform(-1, 1, size=(rows, 100)).astype(np.float32)
+    wide = cp.asarray(wide_host)
+    means = {}
+
+    def cupy_mean():
+        means['cupy'] = cp.mean(wide, axis=1)
+
+    t_mean = median_ms(cupy_mean, *cupy_events(), repeats)
+    err = np.max(np.abs(cp.asnumpy(means['cupy']) - wide_host.astype(np.float64).mean(axis=1)))
+    print(f"cupy mean      {t_mean:.4f} ms  {4.0 * 100 * rows / (t_mean * 1e-3) / 1e9:7.1f} GB/s "
+          f"read  over ({rows}, 100)  max abs. error {err:.2g} (compare gufunc_bench's "
+          "'gufunc average' line)")
 
 
 if __name__ == '__main__':
