@@ -122,7 +122,10 @@ static kiln_status step_plan(kiln_context *ctx, const fft_spec *spec, fft_step_k
                           ctx->ops->name);
   }
   if (rank > 1) return KILN_OK;
-  return kiln_fft_plan1d_get(ctx, n, spec->precision, 0, 1, 1, NULL, plan);
+  /* kiln's own r2c / c2r of an even length: a complex transform of n/2
+   * (fft_real.c) */
+  int64_t length = kind != STEP_C2C && n % 2 == 0 ? n / 2 : n;
+  return kiln_fft_plan1d_get(ctx, length, spec->precision, 0, 1, 1, NULL, plan);
 }
 
 /* Whether spec runs as one multi-dimensional library transform, as CuPy
@@ -293,11 +296,19 @@ static kiln_status moved_view(const kiln_array *x, int axis, int64_t length, int
   return moved_view_n(x, 1, &axis, &length, as_real, out);
 }
 
+kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
+                                kiln_array **out) {
+  return moved_view(x, axis, length, as_real, out);
+}
+
 /* One 1-D step along axis: src (any view) -> dst (its shape, any view). */
 static kiln_status axis_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
                              const fft_plan1d *plan, fft_step_kind kind, int sign, int step,
                              const kiln_array *src, int axis, int64_t n, kiln_array *dst) {
   if (dst->size == 0) return KILN_OK;
+  if (kind != STEP_C2C && 2 * plan->n == n) /* even n: a half-length transform (fft_real.c) */
+    return kiln_fft_real_half_step(ctx, stream, plan, kind == STEP_R2C, sign,
+                                   step_scale(spec, sign, n, step), src, axis, n, dst);
   const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
   int nd = src->ndim;
   int64_t shape[KILN_MAX_DIMS], batch = 1;

@@ -97,6 +97,8 @@ typedef enum fft_helper {
   FFT_SCALE,      /* a[i] *= scale, over count real numbers */
   FFT_HERMITIAN,  /* rows of n: x[k] = conj(x[n-k]) for k > n/2, imaginary parts of
                      x[0] (and x[n/2], n even) zeroed, as NumPy's irfft reads them */
+  FFT_REAL_POST,  /* b rows of n/2 + 1 <- a rows of n/2: the r2c split (fft_real.c) */
+  FFT_REAL_PRE,   /* b rows of n/2 <- a rows of n/2 + 1: the c2r join (fft_real.c) */
   FFT_HELPER_COUNT
 } fft_helper;
 
@@ -107,6 +109,21 @@ kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
                                    fft_precision precision, fft_helper which, int nbuffers,
                                    const kiln_backend_arg *buffers, int64_t n, int64_t m,
                                    int sign, double scale, int64_t count);
+
+/* ---- real transforms of even length (fft_real.c) ---------------------- */
+
+/* r2c (forward != 0) or c2r of even length n along `axis` of src into dst
+ * (any views; dst of the result's shape) through `half`, a plan of n/2 of
+ * kiln's own: the input cropped or zero-padded, every output multiplied
+ * by scale. Queued on stream. */
+kiln_status kiln_fft_real_half_step(kiln_context *ctx, kiln_stream *stream,
+                                    const fft_plan1d *half, int forward, int sign, double scale,
+                                    const kiln_array *src, int axis, int64_t n, kiln_array *dst);
+
+/* A view of x with `axis` moved last, cropped to length when length >= 0;
+ * with as_real, the real parts of complex x (fft.c). */
+kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
+                                kiln_array **out);
 
 /* Every FFT kernel source, for the offline compile checks (core/catalog). */
 kiln_status kiln_fft_catalog_add(kiln_catalog *catalog);

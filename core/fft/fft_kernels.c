@@ -161,7 +161,8 @@ kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
 /* ---- helpers ------------------------------------------------------------- */
 
 static const char *const helper_names[FFT_HELPER_COUNT] = {
-    "chirp_in", "chirp_out", "chirp_filter", "multiply", "scale", "hermitian"};
+    "chirp_in", "chirp_out", "chirp_filter", "multiply", "scale", "hermitian", "real_post",
+    "real_pre"};
 
 /* Bodies over element index i < count, with a, b the buffers (T pairs),
  * n, m, sg, scale. kiln_fft_chirp gives w_k = exp(sg pi i (k^2 mod 2n) / n)
@@ -198,7 +199,31 @@ static const char *const helper_bodies[FFT_HELPER_COUNT] = {
     "    else if (k > n / 2) {\n"
     "      a[2 * i] = a[2 * (row * n + n - k)];\n"
     "      a[2 * i + 1] = -a[2 * (row * n + n - k) + 1];\n"
-    "    }\n"};
+    "    }\n",
+    /* real_post: b rows of h + 1 <- a rows of h (h = n / 2; fft_real.c):
+     * E = (Z_k + conj Z_{h-k}) / 2, O = (Z_k - conj Z_{h-k}) / 2i,
+     * X_k = E + w^k O */
+    "const int64_t h = n / 2, row = i / (h + 1), k = i - row * (h + 1);\n"
+    "    const int64_t p = k == h ? 0 : k, q = k == 0 ? 0 : h - k;\n"
+    "    const T zr = a[2 * (row * h + p)], zi = a[2 * (row * h + p) + 1];\n"
+    "    const T cr = a[2 * (row * h + q)], ci = -a[2 * (row * h + q) + 1];\n"
+    "    const T er = (T)0.5 * (zr + cr), ei = (T)0.5 * (zi + ci);\n"
+    "    const T or_ = (T)0.5 * (zi - ci), oi = (T)0.5 * (cr - zr);\n"
+    "    T wr, wi; kiln_fft_twiddle(k, n, sg, &wr, &wi);\n"
+    "    b[2 * i] = (er + or_ * wr - oi * wi) * scale;\n"
+    "    b[2 * i + 1] = (ei + or_ * wi + oi * wr) * scale;\n",
+    /* real_pre: b rows of h <- a rows of h + 1: Z_k = (X_k + conj X_{h-k})
+     * + i w^k (X_k - conj X_{h-k}), the imaginary parts of X_0, X_h read
+     * as 0 */
+    "const int64_t h = n / 2, row = i / h, k = i - row * h;\n"
+    "    KILN_GLOBAL const T *x = a + 2 * row * (h + 1);\n"
+    "    const T xr = x[2 * k], xi = k == 0 ? (T)0 : x[2 * k + 1];\n"
+    "    const T cr = x[2 * (h - k)], ci = k == 0 ? (T)0 : -x[2 * (h - k) + 1];\n"
+    "    const T dr = xr - cr, di = xi - ci;\n"
+    "    T wr, wi; kiln_fft_twiddle(k, n, sg, &wr, &wi);\n"
+    "    const T fr = dr * wr - di * wi, fi = dr * wi + di * wr;\n"
+    "    b[2 * i] = (xr + cr - fi) * scale;\n"
+    "    b[2 * i + 1] = (xi + ci + fr) * scale;\n"};
 
 static void helper_entry(char *out, size_t size, fft_precision p, fft_helper which) {
   snprintf(out, size, "kiln_fft_%s_%s", helper_names[which], tag(p));
@@ -229,6 +254,13 @@ static kiln_status helper_source(void *data, kiln_strbuf *b) {
                "KILN_DEVICE void kiln_fft_chirp(int64_t k, int64_t n, T sg, T *c, T *s) {\n"
                "  const uint64_t q = ((uint64_t)k * (uint64_t)k) % (uint64_t)(2 * n);\n"
                "  const T a = sg * (T)3.141592653589793 * ((T)q / (T)n);\n"
+               "  *c = cos(a); *s = sin(a);\n"
+               "}\n"
+               /* exp(sg 2 pi i k / n), k <= n: the angle reduced to the
+                * first octant's neighbourhood would be more exact; k / n
+                * is one rounding, as in the passes */
+               "KILN_DEVICE void kiln_fft_twiddle(int64_t k, int64_t n, T sg, T *c, T *s) {\n"
+               "  const T a = sg * (T)6.283185307179586 * ((T)k / (T)n);\n"
                "  *c = cos(a); *s = sin(a);\n"
                "}\n",
                T);
