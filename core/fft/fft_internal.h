@@ -33,6 +33,12 @@ struct fft_plan1d {
   fft_precision precision;
   int npasses;
   int radix[FFT_MAX_PASSES];
+  /* fused[p]: pass p is a fused pass of radix[p] points (fft_fused.c),
+   * reading twiddles from the plan's table: exp(2 pi i t / n) for t <
+   * 2^twiddle_shift, then for t = h 2^twiddle_shift (NULL: no fused pass) */
+  int fused[FFT_MAX_PASSES];
+  kiln_backend_buffer *twiddles;
+  int64_t twiddle_shift;
   /* Bluestein (npasses == 0 and n > 1): the convolution length m (a power
    * of two >= 2n - 1), its own plan, and the transformed chirp filter for
    * each direction ([0] forward, [1] inverse), m complex elements each. */
@@ -124,6 +130,32 @@ kiln_status kiln_fft_real_half_step(kiln_context *ctx, kiln_stream *stream,
  * with as_real, the real parts of complex x (fft.c). */
 kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
                                 kiln_array **out);
+
+/* ---- fused passes (fft_fused.c) ----------------------------------------- */
+
+/* The smallest and largest points of a fused pass (powers of two). */
+#define FFT_FUSED_MIN 16
+#define FFT_FUSED_MAX 256
+
+/* Complex elements in local memory per work-group of a fused pass, and
+ * the local bytes it takes (the plan fuses only where the device has them). */
+int kiln_fft_fused_elements(fft_precision p);
+uint64_t kiln_fft_fused_local_bytes(fft_precision p);
+
+/* One fused Stockham pass of radix `length` (FFT_FUSED_MIN..MAX, a power
+ * of two) over `batch` rows of n: src -> dst, twiddles the plan's table. */
+kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
+                                  fft_precision precision, int length, kiln_backend_arg src,
+                                  kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
+                                  int64_t ns, int sign, double scale, int64_t batch,
+                                  int64_t shift);
+
+/* The fused pass's source (the catalog's compile checks). */
+kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source);
+
+/* Appends the R-point DFT y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R),
+ * of xr<j>, xi<j> into new yr<k>, yi<k>, constants written out. */
+void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix);
 
 /* Every FFT kernel source, for the offline compile checks (core/catalog). */
 kiln_status kiln_fft_catalog_add(kiln_catalog *catalog);

@@ -29,7 +29,7 @@ static void append_literal(kiln_strbuf *b, fft_precision p, double v) {
 }
 
 /* y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R), into yr<k>, yi<k>. */
-static void append_dft(kiln_strbuf *b, fft_precision p, int radix) {
+void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix) {
   const char *T = real_type(p);
   for (int k = 0; k < radix; k++) {
     kiln_strbuf_appendf(b, "    %s yr%d = xr0, yi%d = xi0;\n", T, k, k);
@@ -108,7 +108,7 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
                         "        xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
                         T, r, r, r, r, r, r, r, r, r, r);
   kiln_strbuf_append(b, "    }\n");
-  append_dft(b, a->precision, R);
+  kiln_fft_append_dft(b, a->precision, R);
   kiln_strbuf_appendf(b,
                       "    KILN_GLOBAL %s *y = dst + 2 * (row * n + (j / ns) * ns * %d + k);\n",
                       T, R);
@@ -311,6 +311,16 @@ kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
                                   kiln_strbuf_text(&source));
       kiln_strbuf_free(&source);
       if (status != KILN_OK) break;
+    }
+    /* the fused passes (their last stage radix 16, 2, 4, 8, 16) */
+    for (int length = FFT_FUSED_MIN; length <= FFT_FUSED_MAX && status == KILN_OK;
+         length *= 2) {
+      kiln_strbuf source = {0};
+      status = kiln_fft_fused_source((fft_precision)p, length, &source);
+      if (status == KILN_OK)
+        status = kiln_catalog_add(catalog, p ? "fft fused pass (double)" : "fft fused pass (float)",
+                                  kiln_strbuf_text(&source));
+      kiln_strbuf_free(&source);
     }
   }
   return status;

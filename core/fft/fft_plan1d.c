@@ -1,5 +1,6 @@
 /* core/fft/fft_plan1d.c: plans of one length (factorisation, Bluestein's
  * filters) and running them over a batch of contiguous rows. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,11 +34,33 @@ static kiln_status scratch(kiln_context *ctx, fft_precision p, int64_t count,
   return status;
 }
 
-/* Radices whose product is n, largest power-of-two radix first; 0 when a
- * prime factor is above FFT_MAX_DIRECT_PRIME (Bluestein then). */
-static int factorise(int64_t n, int *radix) {
+/* Whether ctx's device takes fused passes at precision p (local memory
+ * and work-group size). */
+static int can_fuse(const kiln_context *ctx, fft_precision p) {
+  return ctx->info.local_memory >= kiln_fft_fused_local_bytes(p) &&
+         ctx->info.max_work_group_size >= (uint64_t)kiln_fft_fused_elements(p) / 16;
+}
+
+/* Radices whose product is n, powers of two first; 0 when a prime factor
+ * is above FFT_MAX_DIRECT_PRIME (Bluestein then). fused[p]: pass p is a
+ * fused pass (fft_fused.c). */
+static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n, int *radix,
+                     int *fused) {
   static const int odd[] = {3, 5, 7, 11, 13};
-  int count = 0;
+  int count = 0, e = 0;
+  while (((n >> e) & 1) == 0) e++;
+  /* 2^e with e >= 5: as few fused passes of <= 256 points as cover it,
+   * of near-equal sizes (2^24: 3 passes of 256; 2^10: 2 of 32), each
+   * reading and writing the rows once */
+  if (e >= 5 && can_fuse(ctx, precision)) {
+    int passes = (e + 7) / 8;
+    for (int i = 0; i < passes; i++) {
+      int a = e / passes + (i < e % passes);
+      fused[count] = 1;
+      radix[count++] = 1 << a;
+      n >>= a;
+    }
+  }
   /* radix 16 first: every pass reads and writes the whole row once, so
    * fewer passes are less memory traffic (2^24: 6 passes, not 8) */
   while (n % 16 == 0) n /= 16, radix[count++] = 16;
@@ -78,8 +101,13 @@ static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int
   int64_t ns = 1;
   for (int p = 0; p < plan->npasses && status == KILN_OK; p++) {
     double s = p == plan->npasses - 1 ? scale : 1.0;
-    status = kiln_fft_launch_pass(ctx, stream, plan->precision, plan->radix[p], side[p % 2],
-                                  side[(p + 1) % 2], plan->n, ns, sign, s, batch);
+    if (plan->fused[p])
+      status = kiln_fft_launch_fused(ctx, stream, plan->precision, plan->radix[p], side[p % 2],
+                                     side[(p + 1) % 2], buffer_arg(plan->twiddles, 0), plan->n,
+                                     ns, sign, s, batch, plan->twiddle_shift);
+    else
+      status = kiln_fft_launch_pass(ctx, stream, plan->precision, plan->radix[p], side[p % 2],
+                                    side[(p + 1) % 2], plan->n, ns, sign, s, batch);
     ns *= plan->radix[p];
   }
   kiln_array_release(tmp);
@@ -127,6 +155,7 @@ static void plan_free(fft_plan1d *plan) {
   if (plan->vendor) plan->ctx->ops->fft_plan_destroy(plan->ctx->device, plan->vendor);
   for (int i = 0; i < 2; i++)
     if (plan->filter[i]) plan->ctx->ops->buffer_free(plan->ctx->device, plan->filter[i]);
+  if (plan->twiddles) plan->ctx->ops->buffer_free(plan->ctx->device, plan->twiddles);
   kiln_fft_plan1d_release(plan->sub);
   free(plan);
 }
@@ -149,6 +178,36 @@ static kiln_status make_filters(fft_plan1d *plan) {
   }
   /* the filters are read on any stream from now on */
   return kiln_stream_synchronize(ctx, NULL);
+}
+
+/* The fused passes' twiddle table: exp(2 pi i t / n) for t < S = 2^shift,
+ * then for t = h S, h < ceil(n / S), S the power of two >= sqrt(n) (a
+ * twiddle is one product of two entries), in the plan's precision. */
+static kiln_status make_twiddles(fft_plan1d *plan) {
+  kiln_context *ctx = plan->ctx;
+  const int64_t n = plan->n;
+  int64_t shift = 0;
+  while (((int64_t)1 << (2 * shift)) < n) shift++;
+  const int64_t S = (int64_t)1 << shift, H = (n + S - 1) / S, count = S + H;
+  const int d = plan->precision == FFT_DOUBLE;
+  const size_t bytes = (size_t)count * 2 * (d ? sizeof(double) : sizeof(float));
+  void *host = malloc(bytes);
+  if (!host) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "fft: no memory for twiddles");
+  for (int64_t i = 0; i < count; i++) {
+    /* t mod n, computed exactly in integers; the angle in double */
+    int64_t t = i < S ? i : ((i - S) * S) % n;
+    double a = 2.0 * M_PI * (double)t / (double)n;
+    if (d) ((double *)host)[2 * i] = cos(a), ((double *)host)[2 * i + 1] = sin(a);
+    else ((float *)host)[2 * i] = (float)cos(a), ((float *)host)[2 * i + 1] = (float)sin(a);
+  }
+  kiln_backend_stream *s = NULL;
+  kiln_status status = ctx->ops->buffer_alloc(ctx->device, bytes, &plan->twiddles);
+  if (status == KILN_OK) status = kiln_stream_backend(ctx, NULL, &s);
+  if (status == KILN_OK)
+    status = ctx->ops->copy_h2d(ctx->device, s, plan->twiddles, 0, host, bytes, 1);
+  free(host);
+  plan->twiddle_shift = shift;
+  return status;
 }
 
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
@@ -180,7 +239,8 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
     *out = plan;
     return KILN_OK;
   }
-  plan->npasses = n > 1 ? factorise(n, plan->radix) : 0;
+  plan->npasses = n > 1 ? factorise(ctx, precision, n, plan->radix, plan->fused) : 0;
+  if (plan->npasses > 0 && plan->fused[0]) status = make_twiddles(plan);
   if (n > 1 && plan->npasses == 0) {
     plan->m = 1;
     while (plan->m < 2 * n - 1) plan->m *= 2;
