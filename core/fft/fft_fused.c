@@ -1,8 +1,9 @@
-/* core/fft/fft_fused.c: kiln's fused Stockham pass: one radix-L pass (L a
- * power of two, 16..256) whose L-point DFTs run in local memory as
- * several radix-16/8/4/2 stages, so that a pass reads and writes the rows
- * once for log2(L) radix-2 steps (2^24 points: 3 passes over memory, not
- * the 6 of radix-16 passes).
+/* core/fft/fft_fused.c: kiln's fused Stockham pass: one radix-L pass (the
+ * plans take L = 256; the generator takes any power of two from 16 to
+ * E/4) whose L-point DFTs run in local memory as radix-16 (8, 4, 2)
+ * stages, so that a pass reads and writes the rows once for log2(L)
+ * radix-2 steps (2^24 points: 3 passes over memory, not the 6 of radix-16
+ * passes).
  *
  * The pass is the radix-R Stockham pass of fft_kernels.c with R = L:
  * column j < m = n / L of a row reads x[j + r m] (r < L), multiplies by
@@ -33,7 +34,7 @@ uint64_t kiln_fft_fused_local_bytes(fft_precision p) {
   const int e = kiln_fft_fused_elements(p);
   /* two arrays of E padded reals, three int64 per column (at most E/16) */
   return 2ull * (uint64_t)(e + e / 32) * (p == FFT_DOUBLE ? 8 : 4) +
-         3ull * 8 * (uint64_t)(e / FFT_FUSED_MIN);
+         3ull * 8 * (uint64_t)(e / 16);
 }
 
 static void fused_entry(char *out, size_t size, fft_precision p, int length) {

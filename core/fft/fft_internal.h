@@ -133,17 +133,17 @@ kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, i
 
 /* ---- fused passes (fft_fused.c) ----------------------------------------- */
 
-/* The smallest and largest points of a fused pass (powers of two). */
-#define FFT_FUSED_MIN 16
-#define FFT_FUSED_MAX 256
+/* The points of a fused pass (the kernel takes any power of two from 16
+ * to the local elements / 4; the plans use this one). */
+#define FFT_FUSED_POINTS 256
 
 /* Complex elements in local memory per work-group of a fused pass, and
  * the local bytes it takes (the plan fuses only where the device has them). */
 int kiln_fft_fused_elements(fft_precision p);
 uint64_t kiln_fft_fused_local_bytes(fft_precision p);
 
-/* One fused Stockham pass of radix `length` (FFT_FUSED_MIN..MAX, a power
- * of two) over `batch` rows of n: src -> dst, twiddles the plan's table. */
+/* One fused Stockham pass of radix `length` (a power of two, 16 to
+ * kiln_fft_fused_elements / 4) over `batch` rows of n: src -> dst, twiddles the plan's table. */
 kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   fft_precision precision, int length, kiln_backend_arg src,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,

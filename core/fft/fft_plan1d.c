@@ -47,20 +47,17 @@ static int can_fuse(const kiln_context *ctx, fft_precision p) {
 static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n, int *radix,
                      int *fused) {
   static const int odd[] = {3, 5, 7, 11, 13};
-  int count = 0, e = 0;
-  while (((n >> e) & 1) == 0) e++;
-  /* 2^e with e >= 5: as few fused passes of <= 256 points as cover it,
-   * of near-equal sizes (2^24: 3 passes of 256; 2^10: 2 of 32), each
-   * reading and writing the rows once */
-  if (e >= 5 && can_fuse(ctx, precision)) {
-    int passes = (e + 7) / 8;
-    for (int i = 0; i < passes; i++) {
-      int a = e / passes + (i < e % passes);
+  int count = 0;
+  /* fused passes of 256 points while 256 divides n (2^24: 3 passes), each
+   * reading and writing the rows once; the rest of the power of two in
+   * radix passes (2^10: 256 then 4). One fused size keeps the kernels
+   * compiled per context (and on CPU devices, their compile time) few. */
+  if (n % FFT_FUSED_POINTS == 0 && can_fuse(ctx, precision))
+    while (n % FFT_FUSED_POINTS == 0) {
       fused[count] = 1;
-      radix[count++] = 1 << a;
-      n >>= a;
+      radix[count++] = FFT_FUSED_POINTS;
+      n /= FFT_FUSED_POINTS;
     }
-  }
   /* radix 16 first: every pass reads and writes the whole row once, so
    * fewer passes are less memory traffic (2^24: 6 passes, not 8) */
   while (n % 16 == 0) n /= 16, radix[count++] = 16;
