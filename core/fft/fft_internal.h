@@ -86,6 +86,14 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
 kiln_status kiln_fft_plan1d_run(const fft_plan1d *plan, kiln_stream *stream, int sign,
                                 double scale, int64_t batch, kiln_array *work);
 
+/* As kiln_fft_plan1d_run from the rows of `in` (contiguous, only read
+ * unless it is out) into the rows of `out` (contiguous; not overlapping
+ * in unless the same): the caller's arrays go to the passes without
+ * copies. */
+kiln_status kiln_fft_plan1d_run_into(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                     double scale, int64_t batch, const kiln_array *in,
+                                     kiln_array *out);
+
 /* ---- kernels (fft_kernels.c) ------------------------------------------- */
 
 /* One Stockham pass of radix r over `batch` rows of n elements: src -> dst. */
