@@ -20,11 +20,18 @@
  * n) = lo[t mod S] * hi[t / S], S a power of two near sqrt(n), two small
  * tables (2 sqrt(n) entries) that stay in cache, instead of sin / cos per
  * element. */
+#include <math.h>
 #include <stdio.h>
 
 #include "core/fft/fft_internal.h"
 
 static const char *real_type(fft_precision p) { return p == FFT_DOUBLE ? "double" : "float"; }
+
+/* A literal of the precision's type. */
+static void append_real(kiln_strbuf *b, fft_precision p, double v) {
+  if (p == FFT_DOUBLE) kiln_strbuf_appendf(b, "%.17e", v);
+  else kiln_strbuf_appendf(b, "%.9ef", v);
+}
 
 int kiln_fft_fused_elements(fft_precision p) { return p == FFT_DOUBLE ? 2048 : 4096; }
 
@@ -32,9 +39,10 @@ static int threads_of(fft_precision p) { return kiln_fft_fused_elements(p) / 16;
 
 uint64_t kiln_fft_fused_local_bytes(fft_precision p) {
   const int e = kiln_fft_fused_elements(p);
-  /* two arrays of E padded reals, three int64 per column (at most E/16) */
-  return 2ull * (uint64_t)(e + e / 32) * (p == FFT_DOUBLE ? 8 : 4) +
-         3ull * 8 * (uint64_t)(e / 16);
+  /* two arrays of E padded reals, three int64 per column (at most E/16),
+   * the stages' twiddle table (2 x 256 reals) */
+  const uint64_t real = p == FFT_DOUBLE ? 8 : 4;
+  return 2ull * (uint64_t)(e + e / 32) * real + 3ull * 8 * (uint64_t)(e / 16) + 512 * real;
 }
 
 static void fused_entry(char *out, size_t size, fft_precision p, int length) {
@@ -63,27 +71,16 @@ static void append_stage(kiln_strbuf *b, fft_precision p, int L, int B, int R, i
     for (int t = 0; t < R; t++)
       kiln_strbuf_appendf(b, "      %s xr%d = ar%d_%d, xi%d = ai%d_%d;\n", T, t, c, t, t, c, t);
     if (q > 1) {
-      kiln_strbuf_appendf(b, "      if (k > 0) {\n        const int64_t st = n / %d;\n", q * R);
-      /* w_t = exp(sg 2 pi i t k / (q R)): table for t a power of two,
-       * products of those for the others (as the unfused passes) */
-      for (int t = 1; t < R; t++) {
-        int pw = 1;
-        while (2 * pw <= t) pw *= 2;
-        if (pw == t)
-          kiln_strbuf_appendf(b, "        %s wr%d, wi%d; kiln_fft_tw(tw, (int64_t)(%d * k) * st, "
-                                 "shift, sg, &wr%d, &wi%d);\n",
-                              T, t, t, t, t, t);
-        else
-          kiln_strbuf_appendf(b,
-                              "        const %s wr%d = wr%d * wr%d - wi%d * wi%d, "
-                              "wi%d = wr%d * wi%d + wi%d * wr%d;\n",
-                              T, t, pw, t - pw, pw, t - pw, t, pw, t - pw, pw, t - pw);
-      }
+      /* w_t = exp(sg 2 pi i t k / (q R)): entry t k L / (q R) of the
+       * kernel's table of exp(2 pi i j / L) in local memory */
+      kiln_strbuf_append(b, "      if (k > 0) {\n");
       for (int t = 1; t < R; t++)
         kiln_strbuf_appendf(b,
-                            "        { const %s re = xr%d * wr%d - xi%d * wi%d;\n"
-                            "          xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
-                            T, t, t, t, t, t, t, t, t, t, t);
+                            "        { const int w = %d * k; const %s wr = lw[2 * w], "
+                            "wi = sg * lw[2 * w + 1];\n"
+                            "          const %s re = xr%d * wr - xi%d * wi;\n"
+                            "          xi%d = xr%d * wi + xi%d * wr; xr%d = re; }\n",
+                            t * (L / (q * R)), T, T, t, t, t, t, t, t);
       kiln_strbuf_append(b, "      }\n");
     }
     kiln_fft_append_dft(b, p, R);
@@ -123,6 +120,15 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "  *c = ar * br - ai * bi; *s = sg * (ar * bi + ai * br);\n"
                       "}\n",
                       T, T, T, T, T);
+  /* exp(2 pi i j / L), j < L: the stages' twiddles */
+  kiln_strbuf_appendf(b, "KILN_CONSTANT const %s kiln_fft_w%d[%d] = {", T, L, 2 * L);
+  for (int j = 0; j < L; j++) {
+    kiln_strbuf_append(b, j ? ", " : "");
+    append_real(b, p, cos(2.0 * M_PI * j / L));
+    kiln_strbuf_append(b, ", ");
+    append_real(b, p, sin(2.0 * M_PI * j / L));
+  }
+  kiln_strbuf_append(b, "};\n");
   kiln_strbuf_appendf(b,
                       "KILN_KERNEL void %s(KILN_GLOBAL const %s *src, KILN_GLOBAL %s *dst, "
                       "KILN_GLOBAL const %s *tw, int64_t n, int64_t ns, %s sg, %s scale, "
@@ -132,7 +138,9 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "  KILN_LOCAL_ARRAY(int64_t, lin, %d);\n"
                       "  KILN_LOCAL_ARRAY(int64_t, lout, %d);\n"
                       "  KILN_LOCAL_ARRAY(int64_t, lk, %d);\n"
+                      "  KILN_LOCAL_ARRAY(%s, lw, %d);\n"
                       "  const int tid = (int)kiln_local_id(0);\n"
+                      "  for (int j = tid; j < %d; j += %d) lw[j] = kiln_fft_w%d[j];\n"
                       "  const int64_t u0 = kiln_group_id(0) * %d, m = n / %d, "
                       "stride = n / (ns * %d);\n"
                       "  for (int b = tid; b < %d; b += %d) {\n"
@@ -140,9 +148,36 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "    lin[b] = row * n + j; lk[b] = k; lout[b] = row * n + (j - k) * %d + k;\n"
                       "  }\n"
                       "  kiln_barrier();\n",
-                      entry, T, T, T, T, T, T, E + E / 32, T, E + E / 32, B, B, B, B, L, L, B,
-                      threads, L);
-  /* load (and the pass's twiddle) into local index r B + b */
+                      entry, T, T, T, T, T, T, E + E / 32, T, E + E / 32, B, B, B, T, 2 * L,
+                      2 * L, threads, L, B, L, L, B, threads, L);
+  /* load (and the pass's twiddle) into local index r B + b = e: with
+   * m >= B the work-items take adjacent columns (item tid: column tid mod
+   * B, points tid / B + c T / B), one pointer stepped per point; else
+   * adjacent points of a column */
+  const int per = threads / B; /* points apart of one item's loads */
+  kiln_strbuf_appendf(b,
+                      "  if (m >= %d) {\n"
+                      "    const int b = tid %% %d, r0 = tid / %d;\n"
+                      "    const int ok = u0 + b < total;\n"
+                      "    const int64_t step = 2 * %d * m;\n"
+                      "    KILN_GLOBAL const %s *x = src + 2 * (lin[b] + (int64_t)r0 * m);\n"
+                      "    int64_t t = (int64_t)r0 * lk[b] * stride;\n"
+                      "    const int64_t tstep = (int64_t)%d * lk[b] * stride;\n",
+                      B, B, B, per, T, per);
+  for (int c = 0; c < 16; c++)
+    kiln_strbuf_appendf(b,
+                        "    { %s re = (%s)0, im = (%s)0;\n"
+                        "      if (ok) {\n"
+                        "        re = x[0]; im = x[1];\n"
+                        "        if (ns > 1) {\n"
+                        "          %s c, s; kiln_fft_tw(tw, t, shift, sg, &c, &s);\n"
+                        "          const %s v = re * c - im * s; im = re * s + im * c; re = v;\n"
+                        "        }\n"
+                        "      }\n"
+                        "      lr[P(tid + %d)] = re; li[P(tid + %d)] = im;\n"
+                        "      x += step; t += tstep; }\n",
+                        T, T, T, T, T, c * threads, c * threads);
+  kiln_strbuf_append(b, "  } else {\n");
   const char *load =
       "      %s re = (%s)0, im = (%s)0;\n"
       "      if (u0 + b < total) {\n"
@@ -154,16 +189,11 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
       "        }\n"
       "      }\n"
       "      lr[P(r * %d + b)] = re; li[P(r * %d + b)] = im;\n";
-  for (int order = 0; order < 2; order++) {
-    kiln_strbuf_append(b, order == 0 ? "  if (m >= " : "  } else {\n");
-    if (order == 0) kiln_strbuf_appendf(b, "%d) {\n", B);
-    for (int c = 0; c < 16; c++) {
-      kiln_strbuf_appendf(b, "    { const int e = tid + %d;\n", c * threads);
-      if (order == 0) kiln_strbuf_appendf(b, "      const int b = e %% %d, r = e / %d;\n", B, B);
-      else kiln_strbuf_appendf(b, "      const int r = e %% %d, b = e / %d;\n", L, L);
-      kiln_strbuf_appendf(b, load, T, T, T, T, T, B, B);
-      kiln_strbuf_append(b, "    }\n");
-    }
+  for (int c = 0; c < 16; c++) {
+    kiln_strbuf_appendf(b, "    { const int e = tid + %d;\n", c * threads);
+    kiln_strbuf_appendf(b, "      const int r = e %% %d, b = e / %d;\n", L, L);
+    kiln_strbuf_appendf(b, load, T, T, T, T, T, B, B);
+    kiln_strbuf_append(b, "    }\n");
   }
   kiln_strbuf_append(b, "  }\n  kiln_barrier();\n");
   int q = 1;
@@ -173,22 +203,31 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
     append_stage(b, p, L, B, R, q);
     q *= R;
   }
-  const char *store =
-      "      if (u0 + b < total) {\n"
-      "        const int64_t at = 2 * (lout[b] + (int64_t)r * ns);\n"
-      "        dst[at] = lr[P(r * %d + b)] * scale; dst[at + 1] = li[P(r * %d + b)] * scale;\n"
-      "      }\n";
-  for (int order = 0; order < 2; order++) {
-    kiln_strbuf_append(b, order == 0 ? "  if (ns >= " : "  } else {\n");
-    if (order == 0) kiln_strbuf_appendf(b, "%d) {\n", B);
-    for (int c = 0; c < 16; c++) {
-      kiln_strbuf_appendf(b, "    { const int e = tid + %d;\n", c * threads);
-      if (order == 0) kiln_strbuf_appendf(b, "      const int b = e %% %d, r = e / %d;\n", B, B);
-      else kiln_strbuf_appendf(b, "      const int r = e %% %d, b = e / %d;\n", L, L);
-      kiln_strbuf_appendf(b, store, B, B);
-      kiln_strbuf_append(b, "    }\n");
-    }
-  }
+  /* store: adjacent columns for ns >= B (their outputs are adjacent),
+   * else adjacent points of a column */
+  kiln_strbuf_appendf(b,
+                      "  if (ns >= %d) {\n"
+                      "    const int b = tid %% %d, r0 = tid / %d;\n"
+                      "    const int ok = u0 + b < total;\n"
+                      "    const int64_t step = 2 * %d * ns;\n"
+                      "    KILN_GLOBAL %s *y = dst + 2 * (lout[b] + (int64_t)r0 * ns);\n",
+                      B, B, B, per, T);
+  for (int c = 0; c < 16; c++)
+    kiln_strbuf_appendf(b,
+                        "    if (ok) { y[0] = lr[P(tid + %d)] * scale; "
+                        "y[1] = li[P(tid + %d)] * scale; }\n"
+                        "    y += step;\n",
+                        c * threads, c * threads);
+  kiln_strbuf_append(b, "  } else {\n");
+  for (int c = 0; c < 16; c++)
+    kiln_strbuf_appendf(b,
+                        "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
+                        "      if (u0 + b < total) {\n"
+                        "        const int64_t at = 2 * (lout[b] + (int64_t)r * ns);\n"
+                        "        dst[at] = lr[P(r * %d + b)] * scale; "
+                        "dst[at + 1] = li[P(r * %d + b)] * scale;\n"
+                        "      }\n    }\n",
+                        c * threads, L, L, B, B);
   kiln_strbuf_append(b, "  }\n}\n");
   return kiln_strbuf_status(b);
 }
