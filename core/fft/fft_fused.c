@@ -256,20 +256,10 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                           "at most %llu",
                           threads, (unsigned long long)program->max_work_group_size);
   int64_t total = batch * (n / length), groups = (total + B - 1) / B;
-  const int d = precision == FFT_DOUBLE;
-  float sign32 = (float)sign, scale32 = (float)scale;
-  double sign64 = sign;
+  const int64_t ints[2] = {n, ns};
+  fft_sign_scale values;
   kiln_backend_arg args[9] = {src, dst, twiddles};
-  const int64_t *ints[2] = {&n, &ns};
-  for (int i = 0; i < 2; i++)
-    args[3 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = ints[i],
-                                     .size = sizeof(int64_t)};
-  args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
-                               .value = d ? (const void *)&sign64 : (const void *)&sign32,
-                               .size = d ? 8 : 4};
-  args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
-                               .value = d ? (const void *)&scale : (const void *)&scale32,
-                               .size = d ? 8 : 4};
+  kiln_fft_scalar_args(precision, ints, sign, scale, &values, args + 3);
   args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &total, .size = 8};
   args[8] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &shift, .size = 8};
   kiln_backend_launch grid = {.work_dim = 1,

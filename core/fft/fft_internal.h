@@ -139,6 +139,16 @@ kiln_status kiln_fft_real_half_step(kiln_context *ctx, kiln_stream *stream,
 kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
                                 kiln_array **out);
 
+/* The scalar arguments every FFT kernel takes after its buffers: int64
+ * ints[0], ints[1], then sign and scale in the precision's real type
+ * (stored in *values, which must outlive the launch), into args[0..3]. */
+typedef struct fft_sign_scale {
+  float sign32, scale32;
+  double sign64, scale64;
+} fft_sign_scale;
+void kiln_fft_scalar_args(fft_precision precision, const int64_t *ints, int sign, double scale,
+                          fft_sign_scale *values, kiln_backend_arg *args);
+
 /* ---- fused passes (fft_fused.c) ----------------------------------------- */
 
 /* The points of a fused pass (the kernel takes any power of two from 16

@@ -28,6 +28,14 @@ static void append_literal(kiln_strbuf *b, fft_precision p, double v) {
   else kiln_strbuf_appendf(b, "%.9ef", v);
 }
 
+/* Opens a block with the constants c = cos(angle), sn = sg sin(angle). */
+static void append_constant_open(kiln_strbuf *b, fft_precision p, double angle) {
+  kiln_strbuf_appendf(b, "    { const %s c = ", real_type(p));
+  append_literal(b, p, cos(angle));
+  kiln_strbuf_append(b, ", sn = sg * ");
+  append_literal(b, p, sin(angle));
+}
+
 /* The power-of-two R-point DFT as log2(R) radix-2 steps in registers
  * (decimation in time: inputs in bit-reversed order, then butterflies of
  * span 1, 2, 4, ...), about R log2(R) additions and a few products with
@@ -57,11 +65,7 @@ static void append_dft_pow2(kiln_strbuf *b, fft_precision p, int radix) {
           kiln_strbuf_appendf(b, "    u%dr%d = -sg * d%di%d; u%di%d = sg * d%dr%d;\n", t, hi, s,
                               hi, t, hi, s, hi);
         } else {
-          double angle = 2.0 * M_PI * q / radix;
-          kiln_strbuf_appendf(b, "    { const %s c = ", T);
-          append_literal(b, p, cos(angle));
-          kiln_strbuf_appendf(b, ", sn = sg * ");
-          append_literal(b, p, sin(angle));
+          append_constant_open(b, p, 2.0 * M_PI * q / radix);
           kiln_strbuf_appendf(b,
                               ";\n      u%dr%d = d%dr%d * c - d%di%d * sn; "
                               "u%di%d = d%dr%d * sn + d%di%d * c; }\n",
@@ -100,12 +104,8 @@ void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix) {
       } else if (4 * q == 3 * radix) { /* W^q = -sg i */
         kiln_strbuf_appendf(b, "    yr%d += sg * xi%d; yi%d -= sg * xr%d;\n", k, j, k, j);
       } else {
-        double angle = 2.0 * M_PI * q / radix;
-        kiln_strbuf_appendf(b, "    { const %s c = ", T);
-        append_literal(b, p, cos(angle));
-        kiln_strbuf_appendf(b, ", s = sg * ");
-        append_literal(b, p, sin(angle));
-        kiln_strbuf_appendf(b, ";\n      yr%d += xr%d * c - xi%d * s; yi%d += xr%d * s + xi%d * c; }\n",
+        append_constant_open(b, p, 2.0 * M_PI * q / radix);
+        kiln_strbuf_appendf(b, ";\n      yr%d += xr%d * c - xi%d * sn; yi%d += xr%d * sn + xi%d * c; }\n",
                             k, j, j, k, j, j);
       }
     }
@@ -175,25 +175,32 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
   return kiln_strbuf_status(b);
 }
 
+void kiln_fft_scalar_args(fft_precision precision, const int64_t *ints, int sign, double scale,
+                          fft_sign_scale *values, kiln_backend_arg *args) {
+  const int d = precision == FFT_DOUBLE;
+  *values = (fft_sign_scale){(float)sign, (float)scale, sign, scale};
+  for (int i = 0; i < 2; i++)
+    args[i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
+                                 .size = sizeof(int64_t)};
+  args[2] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
+                               .value = d ? (const void *)&values->sign64
+                                          : (const void *)&values->sign32,
+                               .size = d ? 8 : 4};
+  args[3] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
+                               .value = d ? (const void *)&values->scale64
+                                          : (const void *)&values->scale32,
+                               .size = d ? 8 : 4};
+}
+
 /* Every FFT kernel takes (a, b, int64 n, int64 m, T sign, T scale, int64
  * count, int64 base) and visits [0, count) with KILN_ELEMENTS. */
 static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
                           fft_precision precision, kiln_backend_arg a, kiln_backend_arg b,
                           int64_t n, int64_t m, int sign, double scale, int64_t count) {
   int64_t ints[2] = {n, m}, base = 0;
-  float sign32 = (float)sign, scale32 = (float)scale;
-  double sign64 = sign;
-  const int d = precision == FFT_DOUBLE;
+  fft_sign_scale values;
   kiln_backend_arg args[8] = {a, b};
-  for (int i = 0; i < 2; i++)
-    args[2 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
-                                     .size = sizeof(int64_t)};
-  args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
-                               .value = d ? (const void *)&sign64 : (const void *)&sign32,
-                               .size = d ? 8 : 4};
-  args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
-                               .value = d ? (const void *)&scale : (const void *)&scale32,
-                               .size = d ? 8 : 4};
+  kiln_fft_scalar_args(precision, ints, sign, scale, &values, args + 2);
   args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
   args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
   return kiln_program_launch_elements(ctx, program, stream, count, 8, args, 7);
