@@ -122,19 +122,21 @@ kiln_status kiln_fft_real_half_step(kiln_context *ctx, kiln_stream *stream,
     if (status == KILN_OK && direct_out) spectrum = kiln_array_retain(into);
     else if (status == KILN_OK)
       status = rows_alloc(ctx, cdt, nd, batch_shape, h + 1, stream, &spectrum);
-    kiln_backend_arg post[2] = {arg_of(z), arg_of(spectrum)};
-    if (status == KILN_OK)
+    if (status == KILN_OK) {
+      kiln_backend_arg post[2] = {arg_of(z), arg_of(spectrum)};
       status = kiln_fft_launch_helper(ctx, stream, half->precision, FFT_REAL_POST, 2, post, n,
                                       0, sign, scale, batch * (h + 1));
+    }
     if (status == KILN_OK && !direct_out)
       status = copy_along(spectrum, nd - 1, dst, axis, -1, 0, stream);
   } else {
     if (direct_out) status = rows_as(into, cdt, h, &z);
     else status = rows_alloc(ctx, cdt, nd, batch_shape, h, stream, &z);
-    kiln_backend_arg pre[2] = {arg_of(spectrum), arg_of(z)};
-    if (status == KILN_OK)
+    if (status == KILN_OK) {
+      kiln_backend_arg pre[2] = {arg_of(spectrum), arg_of(z)};
       status = kiln_fft_launch_helper(ctx, stream, half->precision, FFT_REAL_PRE, 2, pre, n, 0,
                                       sign, scale, batch * h);
+    }
     if (status == KILN_OK) status = kiln_fft_plan1d_run(half, stream, sign, 1.0, batch, z);
     if (status == KILN_OK && !direct_out) status = rows_as(z, rdt, n, &view);
     if (status == KILN_OK && !direct_out)
