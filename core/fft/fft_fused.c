@@ -94,16 +94,11 @@ static void append_stage(kiln_strbuf *b, fft_precision p, int L, int B, int R, i
   kiln_strbuf_append(b, "    kiln_barrier();\n  }\n");
 }
 
-typedef struct fused_source_args {
-  fft_precision precision;
-  int length;
-} fused_source_args;
-
 static kiln_status fused_source(void *data, kiln_strbuf *b) {
-  const fused_source_args *a = data;
+  const fft_source_args *a = data;
   const fft_precision p = a->precision;
   const char *T = real_type(p);
-  const int L = a->length, E = kiln_fft_fused_elements(p), B = E / L, threads = threads_of(p);
+  const int L = a->points, E = kiln_fft_fused_elements(p), B = E / L, threads = threads_of(p);
   char entry[64];
   fused_entry(entry, sizeof entry, p, L);
   kiln_strbuf_appendf(b,
@@ -233,7 +228,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
 }
 
 kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source) {
-  fused_source_args a = {precision, length};
+  fft_source_args a = {precision, length};
   return fused_source(&a, source);
 }
 
@@ -242,7 +237,7 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
                                   int64_t ns, int sign, double scale, int64_t batch,
                                   int64_t shift) {
-  fused_source_args a = {precision, length};
+  fft_source_args a = {precision, length};
   char entry[64], key[64];
   fused_entry(entry, sizeof entry, precision, length);
   int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);

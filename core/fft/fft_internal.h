@@ -139,6 +139,13 @@ kiln_status kiln_fft_real_half_step(kiln_context *ctx, kiln_stream *stream,
 kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
                                 kiln_array **out);
 
+/* What a generated pass kernel depends on: the precision and its points
+ * (the radix of a pass; a fused pass's L). The generators' data. */
+typedef struct fft_source_args {
+  fft_precision precision;
+  int points;
+} fft_source_args;
+
 /* The scalar arguments every FFT kernel takes after its buffers: int64
  * ints[0], ints[1], then sign and scale in the precision's real type
  * (stored in *values, which must outlive the launch), into args[0..3]. */

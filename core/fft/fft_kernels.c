@@ -116,15 +116,10 @@ static void pass_entry(char *out, size_t size, fft_precision p, int radix) {
   snprintf(out, size, "kiln_fft_pass_%s_r%d", tag(p), radix);
 }
 
-typedef struct pass_source_args {
-  fft_precision precision;
-  int radix;
-} pass_source_args;
-
 static kiln_status pass_source(void *data, kiln_strbuf *b) {
-  const pass_source_args *a = data;
+  const fft_source_args *a = data;
   const char *T = real_type(a->precision);
-  const int R = a->radix;
+  const int R = a->points;
   char entry[64];
   pass_entry(entry, sizeof entry, a->precision, R);
   kiln_strbuf_appendf(b,
@@ -210,7 +205,7 @@ kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
                                  fft_precision precision, int radix,
                                  kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
                                  int64_t ns, int sign, double scale, int64_t batch) {
-  pass_source_args a = {precision, radix};
+  fft_source_args a = {precision, radix};
   char entry[64], key[64];
   pass_entry(entry, sizeof entry, precision, radix);
   int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
@@ -361,7 +356,7 @@ kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
       kiln_strbuf source = {0};
       int r = i < (int)(sizeof radices / sizeof radices[0]);
       if (r) {
-        pass_source_args a = {(fft_precision)p, radices[i]};
+        fft_source_args a = {(fft_precision)p, radices[i]};
         pass_source(&a, &source);
       } else {
         helper_source_args h = {(fft_precision)p,
