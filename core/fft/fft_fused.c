@@ -238,12 +238,10 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   int64_t ns, int sign, double scale, int64_t batch,
                                   int64_t shift) {
   fft_source_args a = {precision, length};
-  char entry[64], key[64];
+  char entry[64];
   fused_entry(entry, sizeof entry, precision, length);
-  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
-                                              fused_source, &a, &program));
+  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, fused_source, &a, &program));
   const int threads = threads_of(precision), B = kiln_fft_fused_elements(precision) / length;
   if (program->max_work_group_size < (uint64_t)threads)
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,

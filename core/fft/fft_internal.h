@@ -146,6 +146,11 @@ typedef struct fft_source_args {
   int points;
 } fft_source_args;
 
+/* The compiled program of FFT kernel `entry` on ctx (keyed by its name in
+ * the context's cache; the source generated only on a miss). */
+kiln_status kiln_fft_program(kiln_context *ctx, const char *entry,
+                             kiln_source_generator generate, void *data, kiln_program **out);
+
 /* The scalar arguments every FFT kernel takes after its buffers: int64
  * ints[0], ints[1], then sign and scale in the precision's real type
  * (stored in *values, which must outlive the launch), into args[0..3]. */

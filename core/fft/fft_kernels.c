@@ -187,6 +187,13 @@ void kiln_fft_scalar_args(fft_precision precision, const int64_t *ints, int sign
                                .size = d ? 8 : 4};
 }
 
+kiln_status kiln_fft_program(kiln_context *ctx, const char *entry,
+                             kiln_source_generator generate, void *data, kiln_program **out) {
+  char key[96];
+  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
+  return kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry, generate, data, out);
+}
+
 /* Every FFT kernel takes (a, b, int64 n, int64 m, T sign, T scale, int64
  * count, int64 base) and visits [0, count) with KILN_ELEMENTS. */
 static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
@@ -206,12 +213,10 @@ kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
                                  kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
                                  int64_t ns, int sign, double scale, int64_t batch) {
   fft_source_args a = {precision, radix};
-  char entry[64], key[64];
+  char entry[64];
   pass_entry(entry, sizeof entry, precision, radix);
-  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
-                                              pass_source, &a, &program));
+  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, pass_source, &a, &program));
   return launch(ctx, stream, program, precision, src, dst, n, ns, sign, scale,
                 batch * (n / radix));
 }
@@ -337,12 +342,10 @@ kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
                                    const kiln_backend_arg *buffers, int64_t n, int64_t m,
                                    int sign, double scale, int64_t count) {
   helper_source_args h = {precision, which};
-  char entry[64], key[64];
+  char entry[64];
   helper_entry(entry, sizeof entry, precision, which);
-  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
-                                              helper_source, &h, &program));
+  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, helper_source, &h, &program));
   return launch(ctx, stream, program, precision, buffers[0], buffers[nbuffers > 1 ? 1 : 0], n,
                 m, sign, scale, count);
 }
