@@ -122,7 +122,10 @@ static kiln_status step_plan(kiln_context *ctx, const fft_spec *spec, fft_step_k
                           ctx->ops->name);
   }
   if (rank > 1) return KILN_OK;
-  return kiln_fft_plan1d_get(ctx, n, spec->precision, 0, 1, 1, NULL, plan);
+  /* kiln's own r2c / c2r of an even length: a complex transform of n/2
+   * (fft_real.c) */
+  int64_t length = kind != STEP_C2C && n % 2 == 0 ? n / 2 : n;
+  return kiln_fft_plan1d_get(ctx, length, spec->precision, 0, 1, 1, NULL, plan);
 }
 
 /* Whether spec runs as one multi-dimensional library transform, as CuPy
@@ -293,11 +296,84 @@ static kiln_status moved_view(const kiln_array *x, int axis, int64_t length, int
   return moved_view_n(x, 1, &axis, &length, as_real, out);
 }
 
+kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
+                                kiln_array **out) {
+  return moved_view(x, axis, length, as_real, out);
+}
+
+static kiln_status use_on(const kiln_array *x, kiln_stream *stream) {
+  return kiln_buffer_use_on_stream(x->buffer, stream);
+}
+
+/* A c2c step along axis of kiln's own: the caller's arrays are the rows
+ * the passes read and write where they can be (contiguous along the axis
+ * and the batch dims, the transform's dtype, not cropped or padded, not
+ * the same buffer), else contiguous rows from the pool, copied in or out
+ * (crop, pad, cast, strides). A contiguous 2^24 transform is then only
+ * its passes over memory. */
+static kiln_status c2c_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
+                            const fft_plan1d *plan, int sign, int step, const kiln_array *src,
+                            int axis, int64_t n, kiln_array *dst) {
+  const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
+  const int nd = src->ndim;
+  int64_t shape[KILN_MAX_DIMS], batch = 1;
+  for (int d = 0, k = 0; d < nd; d++)
+    if (d != axis) batch *= (shape[k++] = src->shape[d]);
+  shape[nd - 1] = n;
+  const int64_t have = src->shape[axis], copied = have < n ? have : n;
+  const int apart = src->buffer != dst->buffer;
+  kiln_array *from = NULL, *into = NULL, *in = NULL, *out = NULL;
+  kiln_status status = moved_view(src, axis, copied, 0, &from);
+  if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
+  if (status != KILN_OK) goto cleanup;
+  /* (offsets aligned: OpenCL passes a view as a sub-buffer, whose offset
+   * must be a multiple of the device's base alignment) */
+  if (apart && src->dtype == cdt && have == n && kiln_array_is_contiguous(from) &&
+      from->offset % FFT_DIRECT_ALIGN == 0) {
+    in = kiln_array_retain(from);
+  } else {
+    status = kiln_array_alloc(ctx, cdt, nd, shape, &in);
+    if (status == KILN_OK) status = use_on(in, stream);
+    if (status == KILN_OK && copied < n) {
+      static const uint64_t zero[2] = {0, 0};
+      status = kiln_ew_fill_on(in, zero, stream);
+    }
+    kiln_array *slot = NULL;
+    if (status == KILN_OK && copied > 0) status = moved_view(in, nd - 1, copied, 0, &slot);
+    if (status == KILN_OK && copied > 0) status = kiln_ew_copy_on(slot, from, stream);
+    kiln_array_release(slot);
+  }
+  const int direct_out = apart && dst->dtype == cdt && kiln_array_is_contiguous(into) &&
+                         into->offset % FFT_DIRECT_ALIGN == 0;
+  if (status == KILN_OK && direct_out) {
+    out = kiln_array_retain(into);
+  } else if (status == KILN_OK && in != from) {
+    out = kiln_array_retain(in); /* in place in the pool's rows */
+  } else if (status == KILN_OK) {
+    status = kiln_array_alloc(ctx, cdt, nd, shape, &out);
+    if (status == KILN_OK) status = use_on(out, stream);
+  }
+  if (status == KILN_OK)
+    status = kiln_fft_plan1d_run_into(plan, stream, sign, step_scale(spec, sign, n, step), batch,
+                                      in, out);
+  if (status == KILN_OK && !direct_out) status = kiln_ew_copy_on(into, out, stream);
+cleanup:
+  kiln_array_release(out);
+  kiln_array_release(in);
+  kiln_array_release(into);
+  kiln_array_release(from);
+  return status;
+}
+
 /* One 1-D step along axis: src (any view) -> dst (its shape, any view). */
 static kiln_status axis_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
                              const fft_plan1d *plan, fft_step_kind kind, int sign, int step,
                              const kiln_array *src, int axis, int64_t n, kiln_array *dst) {
   if (dst->size == 0) return KILN_OK;
+  if (kind != STEP_C2C && 2 * plan->n == n) /* even n: a half-length transform (fft_real.c) */
+    return kiln_fft_real_half_step(ctx, stream, plan, kind == STEP_R2C, sign,
+                                   step_scale(spec, sign, n, step), src, axis, n, dst);
+  if (kind == STEP_C2C) return c2c_step(ctx, stream, spec, plan, sign, step, src, axis, n, dst);
   const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
   int nd = src->ndim;
   int64_t shape[KILN_MAX_DIMS], batch = 1;
@@ -340,10 +416,6 @@ static kiln_status axis_step(kiln_context *ctx, kiln_stream *stream, const fft_s
   }
   kiln_array_release(work);
   return status;
-}
-
-static kiln_status use_on(const kiln_array *x, kiln_stream *stream) {
-  return kiln_buffer_use_on_stream(x->buffer, stream);
 }
 
 /* NumPy's irfft reads only the real parts of X_0 and (n even) X_{n/2};

@@ -33,6 +33,12 @@ struct fft_plan1d {
   fft_precision precision;
   int npasses;
   int radix[FFT_MAX_PASSES];
+  /* fused[p]: pass p is a fused pass of radix[p] points (fft_fused.c),
+   * reading twiddles from the plan's table: exp(2 pi i t / n) for t <
+   * 2^twiddle_shift, then for t = h 2^twiddle_shift (NULL: no fused pass) */
+  int fused[FFT_MAX_PASSES];
+  kiln_backend_buffer *twiddles;
+  int64_t twiddle_shift;
   /* Bluestein (npasses == 0 and n > 1): the convolution length m (a power
    * of two >= 2n - 1), its own plan, and the transformed chirp filter for
    * each direction ([0] forward, [1] inverse), m complex elements each. */
@@ -80,6 +86,14 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
 kiln_status kiln_fft_plan1d_run(const fft_plan1d *plan, kiln_stream *stream, int sign,
                                 double scale, int64_t batch, kiln_array *work);
 
+/* As kiln_fft_plan1d_run from the rows of `in` (contiguous, only read
+ * unless it is out) into the rows of `out` (contiguous; not overlapping
+ * in unless the same): the caller's arrays go to the passes without
+ * copies. */
+kiln_status kiln_fft_plan1d_run_into(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                     double scale, int64_t batch, const kiln_array *in,
+                                     kiln_array *out);
+
 /* ---- kernels (fft_kernels.c) ------------------------------------------- */
 
 /* One Stockham pass of radix r over `batch` rows of n elements: src -> dst. */
@@ -97,6 +111,8 @@ typedef enum fft_helper {
   FFT_SCALE,      /* a[i] *= scale, over count real numbers */
   FFT_HERMITIAN,  /* rows of n: x[k] = conj(x[n-k]) for k > n/2, imaginary parts of
                      x[0] (and x[n/2], n even) zeroed, as NumPy's irfft reads them */
+  FFT_REAL_POST,  /* b rows of n/2 + 1 <- a rows of n/2: the r2c split (fft_real.c) */
+  FFT_REAL_PRE,   /* b rows of n/2 <- a rows of n/2 + 1: the c2r join (fft_real.c) */
   FFT_HELPER_COUNT
 } fft_helper;
 
@@ -107,6 +123,69 @@ kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
                                    fft_precision precision, fft_helper which, int nbuffers,
                                    const kiln_backend_arg *buffers, int64_t n, int64_t m,
                                    int sign, double scale, int64_t count);
+
+/* ---- real transforms of even length (fft_real.c) ---------------------- */
+
+/* r2c (forward != 0) or c2r of even length n along `axis` of src into dst
+ * (any views; dst of the result's shape) through `half`, a plan of n/2 of
+ * kiln's own: the input cropped or zero-padded, every output multiplied
+ * by scale. Queued on stream. */
+kiln_status kiln_fft_real_half_step(kiln_context *ctx, kiln_stream *stream,
+                                    const fft_plan1d *half, int forward, int sign, double scale,
+                                    const kiln_array *src, int axis, int64_t n, kiln_array *dst);
+
+/* A view of x with `axis` moved last, cropped to length when length >= 0;
+ * with as_real, the real parts of complex x (fft.c). */
+kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
+                                kiln_array **out);
+
+/* What a generated pass kernel depends on: the precision and its points
+ * (the radix of a pass; a fused pass's L). The generators' data. */
+typedef struct fft_source_args {
+  fft_precision precision;
+  int points;
+} fft_source_args;
+
+/* The compiled program of FFT kernel `entry` on ctx (keyed by its name in
+ * the context's cache; the source generated only on a miss). */
+kiln_status kiln_fft_program(kiln_context *ctx, const char *entry,
+                             kiln_source_generator generate, void *data, kiln_program **out);
+
+/* The scalar arguments every FFT kernel takes after its buffers: int64
+ * ints[0], ints[1], then sign and scale in the precision's real type
+ * (stored in *values, which must outlive the launch), into args[0..3]. */
+typedef struct fft_sign_scale {
+  float sign32, scale32;
+  double sign64, scale64;
+} fft_sign_scale;
+void kiln_fft_scalar_args(fft_precision precision, const int64_t *ints, int sign, double scale,
+                          fft_sign_scale *values, kiln_backend_arg *args);
+
+/* ---- fused passes (fft_fused.c) ----------------------------------------- */
+
+/* The points of a fused pass (the kernel takes any power of two from 16
+ * to the local elements / 4; the plans use this one). */
+#define FFT_FUSED_POINTS 256
+
+/* Complex elements in local memory per work-group of a fused pass, and
+ * the local bytes it takes (the plan fuses only where the device has them). */
+int kiln_fft_fused_elements(fft_precision p);
+uint64_t kiln_fft_fused_local_bytes(fft_precision p);
+
+/* One fused Stockham pass of radix `length` (a power of two, 16 to
+ * kiln_fft_fused_elements / 4) over `batch` rows of n: src -> dst, twiddles the plan's table. */
+kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
+                                  fft_precision precision, int length, kiln_backend_arg src,
+                                  kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
+                                  int64_t ns, int sign, double scale, int64_t batch,
+                                  int64_t shift);
+
+/* The fused pass's source (the catalog's compile checks). */
+kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source);
+
+/* Appends the R-point DFT y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R),
+ * of xr<j>, xi<j> into new yr<k>, yi<k>, constants written out. */
+void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix);
 
 /* Every FFT kernel source, for the offline compile checks (core/catalog). */
 kiln_status kiln_fft_catalog_add(kiln_catalog *catalog);

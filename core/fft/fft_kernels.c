@@ -28,9 +28,69 @@ static void append_literal(kiln_strbuf *b, fft_precision p, double v) {
   else kiln_strbuf_appendf(b, "%.9ef", v);
 }
 
-/* y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R), into yr<k>, yi<k>. */
-static void append_dft(kiln_strbuf *b, fft_precision p, int radix) {
+/* Opens a block with the constants c = cos(angle), sn = sg sin(angle). */
+static void append_constant_open(kiln_strbuf *b, fft_precision p, double angle) {
+  kiln_strbuf_appendf(b, "    { const %s c = ", real_type(p));
+  append_literal(b, p, cos(angle));
+  kiln_strbuf_append(b, ", sn = sg * ");
+  append_literal(b, p, sin(angle));
+}
+
+/* The power-of-two R-point DFT as log2(R) radix-2 steps in registers
+ * (decimation in time: inputs in bit-reversed order, then butterflies of
+ * span 1, 2, 4, ...), about R log2(R) additions and a few products with
+ * constants, where the dense form takes R^2 products (radix 16: ~180
+ * flops instead of ~960). Step s's values are d<s>r<i>, d<s>i<i>. */
+static void append_dft_pow2(kiln_strbuf *b, fft_precision p, int radix) {
   const char *T = real_type(p);
+  int bits = 0;
+  while ((1 << bits) < radix) bits++;
+  for (int i = 0; i < radix; i++) {
+    int r = 0;
+    for (int k = 0; k < bits; k++) r |= ((i >> k) & 1) << (bits - 1 - k);
+    kiln_strbuf_appendf(b, "    const %s d0r%d = xr%d, d0i%d = xi%d;\n", T, i, r, i, r);
+  }
+  int step = 0;
+  for (int span = 1; span < radix; span *= 2, step++) {
+    for (int o = 0; o < radix; o += 2 * span) {
+      for (int j = 0; j < span; j++) {
+        const int lo = o + j, hi = o + j + span, s = step, t = step + 1;
+        /* u = W^j d[hi], W = exp(sg 2 pi i / (2 span)) */
+        const int q = j * (radix / (2 * span)); /* W^j = exp(sg 2 pi i q / R) */
+        kiln_strbuf_appendf(b, "    %s u%dr%d, u%di%d;\n", T, t, hi, t, hi);
+        if (q == 0) {
+          kiln_strbuf_appendf(b, "    u%dr%d = d%dr%d; u%di%d = d%di%d;\n", t, hi, s, hi, t, hi,
+                              s, hi);
+        } else if (4 * q == radix) { /* sg i */
+          kiln_strbuf_appendf(b, "    u%dr%d = -sg * d%di%d; u%di%d = sg * d%dr%d;\n", t, hi, s,
+                              hi, t, hi, s, hi);
+        } else {
+          append_constant_open(b, p, 2.0 * M_PI * q / radix);
+          kiln_strbuf_appendf(b,
+                              ";\n      u%dr%d = d%dr%d * c - d%di%d * sn; "
+                              "u%di%d = d%dr%d * sn + d%di%d * c; }\n",
+                              t, hi, s, hi, s, hi, t, hi, s, hi, s, hi);
+        }
+        kiln_strbuf_appendf(b,
+                            "    const %s d%dr%d = d%dr%d + u%dr%d, d%di%d = d%di%d + u%di%d;\n"
+                            "    const %s d%dr%d = d%dr%d - u%dr%d, d%di%d = d%di%d - u%di%d;\n",
+                            T, t, lo, s, lo, t, hi, t, lo, s, lo, t, hi, T, t, hi, s, lo, t, hi,
+                            t, hi, s, lo, t, hi);
+      }
+    }
+  }
+  for (int k = 0; k < radix; k++)
+    kiln_strbuf_appendf(b, "    const %s yr%d = d%dr%d, yi%d = d%di%d;\n", T, k, step, k, k,
+                        step, k);
+}
+
+/* y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R), into yr<k>, yi<k>. */
+void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix) {
+  const char *T = real_type(p);
+  if ((radix & (radix - 1)) == 0 && radix >= 4) {
+    append_dft_pow2(b, p, radix);
+    return;
+  }
   for (int k = 0; k < radix; k++) {
     kiln_strbuf_appendf(b, "    %s yr%d = xr0, yi%d = xi0;\n", T, k, k);
     for (int j = 1; j < radix; j++) {
@@ -44,12 +104,8 @@ static void append_dft(kiln_strbuf *b, fft_precision p, int radix) {
       } else if (4 * q == 3 * radix) { /* W^q = -sg i */
         kiln_strbuf_appendf(b, "    yr%d += sg * xi%d; yi%d -= sg * xr%d;\n", k, j, k, j);
       } else {
-        double angle = 2.0 * M_PI * q / radix;
-        kiln_strbuf_appendf(b, "    { const %s c = ", T);
-        append_literal(b, p, cos(angle));
-        kiln_strbuf_appendf(b, ", s = sg * ");
-        append_literal(b, p, sin(angle));
-        kiln_strbuf_appendf(b, ";\n      yr%d += xr%d * c - xi%d * s; yi%d += xr%d * s + xi%d * c; }\n",
+        append_constant_open(b, p, 2.0 * M_PI * q / radix);
+        kiln_strbuf_appendf(b, ";\n      yr%d += xr%d * c - xi%d * sn; yi%d += xr%d * sn + xi%d * c; }\n",
                             k, j, j, k, j, j);
       }
     }
@@ -60,15 +116,10 @@ static void pass_entry(char *out, size_t size, fft_precision p, int radix) {
   snprintf(out, size, "kiln_fft_pass_%s_r%d", tag(p), radix);
 }
 
-typedef struct pass_source_args {
-  fft_precision precision;
-  int radix;
-} pass_source_args;
-
 static kiln_status pass_source(void *data, kiln_strbuf *b) {
-  const pass_source_args *a = data;
+  const fft_source_args *a = data;
   const char *T = real_type(a->precision);
-  const int R = a->radix;
+  const int R = a->points;
   char entry[64];
   pass_entry(entry, sizeof entry, a->precision, R);
   kiln_strbuf_appendf(b,
@@ -108,7 +159,7 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
                         "        xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
                         T, r, r, r, r, r, r, r, r, r, r);
   kiln_strbuf_append(b, "    }\n");
-  append_dft(b, a->precision, R);
+  kiln_fft_append_dft(b, a->precision, R);
   kiln_strbuf_appendf(b,
                       "    KILN_GLOBAL %s *y = dst + 2 * (row * n + (j / ns) * ns * %d + k);\n",
                       T, R);
@@ -119,25 +170,39 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
   return kiln_strbuf_status(b);
 }
 
+void kiln_fft_scalar_args(fft_precision precision, const int64_t *ints, int sign, double scale,
+                          fft_sign_scale *values, kiln_backend_arg *args) {
+  const int d = precision == FFT_DOUBLE;
+  *values = (fft_sign_scale){(float)sign, (float)scale, sign, scale};
+  for (int i = 0; i < 2; i++)
+    args[i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
+                                 .size = sizeof(int64_t)};
+  args[2] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
+                               .value = d ? (const void *)&values->sign64
+                                          : (const void *)&values->sign32,
+                               .size = d ? 8 : 4};
+  args[3] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
+                               .value = d ? (const void *)&values->scale64
+                                          : (const void *)&values->scale32,
+                               .size = d ? 8 : 4};
+}
+
+kiln_status kiln_fft_program(kiln_context *ctx, const char *entry,
+                             kiln_source_generator generate, void *data, kiln_program **out) {
+  char key[96];
+  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
+  return kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry, generate, data, out);
+}
+
 /* Every FFT kernel takes (a, b, int64 n, int64 m, T sign, T scale, int64
  * count, int64 base) and visits [0, count) with KILN_ELEMENTS. */
 static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_program *program,
                           fft_precision precision, kiln_backend_arg a, kiln_backend_arg b,
                           int64_t n, int64_t m, int sign, double scale, int64_t count) {
   int64_t ints[2] = {n, m}, base = 0;
-  float sign32 = (float)sign, scale32 = (float)scale;
-  double sign64 = sign;
-  const int d = precision == FFT_DOUBLE;
+  fft_sign_scale values;
   kiln_backend_arg args[8] = {a, b};
-  for (int i = 0; i < 2; i++)
-    args[2 + i] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &ints[i],
-                                     .size = sizeof(int64_t)};
-  args[4] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
-                               .value = d ? (const void *)&sign64 : (const void *)&sign32,
-                               .size = d ? 8 : 4};
-  args[5] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR,
-                               .value = d ? (const void *)&scale : (const void *)&scale32,
-                               .size = d ? 8 : 4};
+  kiln_fft_scalar_args(precision, ints, sign, scale, &values, args + 2);
   args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
   args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
   return kiln_program_launch_elements(ctx, program, stream, count, 8, args, 7);
@@ -147,13 +212,11 @@ kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
                                  fft_precision precision, int radix,
                                  kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
                                  int64_t ns, int sign, double scale, int64_t batch) {
-  pass_source_args a = {precision, radix};
-  char entry[64], key[64];
+  fft_source_args a = {precision, radix};
+  char entry[64];
   pass_entry(entry, sizeof entry, precision, radix);
-  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
-                                              pass_source, &a, &program));
+  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, pass_source, &a, &program));
   return launch(ctx, stream, program, precision, src, dst, n, ns, sign, scale,
                 batch * (n / radix));
 }
@@ -161,7 +224,8 @@ kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
 /* ---- helpers ------------------------------------------------------------- */
 
 static const char *const helper_names[FFT_HELPER_COUNT] = {
-    "chirp_in", "chirp_out", "chirp_filter", "multiply", "scale", "hermitian"};
+    "chirp_in", "chirp_out", "chirp_filter", "multiply", "scale", "hermitian", "real_post",
+    "real_pre"};
 
 /* Bodies over element index i < count, with a, b the buffers (T pairs),
  * n, m, sg, scale. kiln_fft_chirp gives w_k = exp(sg pi i (k^2 mod 2n) / n)
@@ -198,7 +262,31 @@ static const char *const helper_bodies[FFT_HELPER_COUNT] = {
     "    else if (k > n / 2) {\n"
     "      a[2 * i] = a[2 * (row * n + n - k)];\n"
     "      a[2 * i + 1] = -a[2 * (row * n + n - k) + 1];\n"
-    "    }\n"};
+    "    }\n",
+    /* real_post: b rows of h + 1 <- a rows of h (h = n / 2; fft_real.c):
+     * E = (Z_k + conj Z_{h-k}) / 2, O = (Z_k - conj Z_{h-k}) / 2i,
+     * X_k = E + w^k O */
+    "const int64_t h = n / 2, row = i / (h + 1), k = i - row * (h + 1);\n"
+    "    const int64_t p = k == h ? 0 : k, q = k == 0 ? 0 : h - k;\n"
+    "    const T zr = a[2 * (row * h + p)], zi = a[2 * (row * h + p) + 1];\n"
+    "    const T cr = a[2 * (row * h + q)], ci = -a[2 * (row * h + q) + 1];\n"
+    "    const T er = (T)0.5 * (zr + cr), ei = (T)0.5 * (zi + ci);\n"
+    "    const T or_ = (T)0.5 * (zi - ci), oi = (T)0.5 * (cr - zr);\n"
+    "    T wr, wi; kiln_fft_twiddle(k, n, sg, &wr, &wi);\n"
+    "    b[2 * i] = (er + or_ * wr - oi * wi) * scale;\n"
+    "    b[2 * i + 1] = (ei + or_ * wi + oi * wr) * scale;\n",
+    /* real_pre: b rows of h <- a rows of h + 1: Z_k = (X_k + conj X_{h-k})
+     * + i w^k (X_k - conj X_{h-k}), the imaginary parts of X_0, X_h read
+     * as 0 */
+    "const int64_t h = n / 2, row = i / h, k = i - row * h;\n"
+    "    KILN_GLOBAL const T *x = a + 2 * row * (h + 1);\n"
+    "    const T xr = x[2 * k], xi = k == 0 ? (T)0 : x[2 * k + 1];\n"
+    "    const T cr = x[2 * (h - k)], ci = k == 0 ? (T)0 : -x[2 * (h - k) + 1];\n"
+    "    const T dr = xr - cr, di = xi - ci;\n"
+    "    T wr, wi; kiln_fft_twiddle(k, n, sg, &wr, &wi);\n"
+    "    const T fr = dr * wr - di * wi, fi = dr * wi + di * wr;\n"
+    "    b[2 * i] = (xr + cr - fi) * scale;\n"
+    "    b[2 * i + 1] = (xi + ci + fr) * scale;\n"};
 
 static void helper_entry(char *out, size_t size, fft_precision p, fft_helper which) {
   snprintf(out, size, "kiln_fft_%s_%s", helper_names[which], tag(p));
@@ -230,6 +318,13 @@ static kiln_status helper_source(void *data, kiln_strbuf *b) {
                "  const uint64_t q = ((uint64_t)k * (uint64_t)k) % (uint64_t)(2 * n);\n"
                "  const T a = sg * (T)3.141592653589793 * ((T)q / (T)n);\n"
                "  *c = cos(a); *s = sin(a);\n"
+               "}\n"
+               /* exp(sg 2 pi i k / n), k <= n: the angle reduced to the
+                * first octant's neighbourhood would be more exact; k / n
+                * is one rounding, as in the passes */
+               "KILN_DEVICE void kiln_fft_twiddle(int64_t k, int64_t n, T sg, T *c, T *s) {\n"
+               "  const T a = sg * (T)6.283185307179586 * ((T)k / (T)n);\n"
+               "  *c = cos(a); *s = sin(a);\n"
                "}\n",
                T);
   kiln_strbuf_appendf(b,
@@ -247,12 +342,10 @@ kiln_status kiln_fft_launch_helper(kiln_context *ctx, kiln_stream *stream,
                                    const kiln_backend_arg *buffers, int64_t n, int64_t m,
                                    int sign, double scale, int64_t count) {
   helper_source_args h = {precision, which};
-  char entry[64], key[64];
+  char entry[64];
   helper_entry(entry, sizeof entry, precision, which);
-  int key_length = snprintf(key, sizeof key, "\1fft:%s", entry);
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)key_length, NULL, entry,
-                                              helper_source, &h, &program));
+  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, helper_source, &h, &program));
   return launch(ctx, stream, program, precision, buffers[0], buffers[nbuffers > 1 ? 1 : 0], n,
                 m, sign, scale, count);
 }
@@ -266,7 +359,7 @@ kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
       kiln_strbuf source = {0};
       int r = i < (int)(sizeof radices / sizeof radices[0]);
       if (r) {
-        pass_source_args a = {(fft_precision)p, radices[i]};
+        fft_source_args a = {(fft_precision)p, radices[i]};
         pass_source(&a, &source);
       } else {
         helper_source_args h = {(fft_precision)p,
@@ -279,6 +372,16 @@ kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
                                   kiln_strbuf_text(&source));
       kiln_strbuf_free(&source);
       if (status != KILN_OK) break;
+    }
+    /* the fused pass */
+    {
+      const int length = FFT_FUSED_POINTS;
+      kiln_strbuf source = {0};
+      status = kiln_fft_fused_source((fft_precision)p, length, &source);
+      if (status == KILN_OK)
+        status = kiln_catalog_add(catalog, p ? "fft fused pass (double)" : "fft fused pass (float)",
+                                  kiln_strbuf_text(&source));
+      kiln_strbuf_free(&source);
     }
   }
   return status;

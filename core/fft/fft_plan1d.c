@@ -1,5 +1,6 @@
 /* core/fft/fft_plan1d.c: plans of one length (factorisation, Bluestein's
  * filters) and running them over a batch of contiguous rows. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,11 +34,30 @@ static kiln_status scratch(kiln_context *ctx, fft_precision p, int64_t count,
   return status;
 }
 
-/* Radices whose product is n, largest power-of-two radix first; 0 when a
- * prime factor is above FFT_MAX_DIRECT_PRIME (Bluestein then). */
-static int factorise(int64_t n, int *radix) {
+/* Whether ctx's device takes fused passes at precision p (local memory
+ * and work-group size). */
+static int can_fuse(const kiln_context *ctx, fft_precision p) {
+  return ctx->info.local_memory >= kiln_fft_fused_local_bytes(p) &&
+         ctx->info.max_work_group_size >= (uint64_t)kiln_fft_fused_elements(p) / 16;
+}
+
+/* Radices whose product is n, powers of two first; 0 when a prime factor
+ * is above FFT_MAX_DIRECT_PRIME (Bluestein then). fused[p]: pass p is a
+ * fused pass (fft_fused.c). */
+static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n, int *radix,
+                     int *fused) {
   static const int odd[] = {3, 5, 7, 11, 13};
   int count = 0;
+  /* fused passes of 256 points while 256 divides n (2^24: 3 passes), each
+   * reading and writing the rows once; the rest of the power of two in
+   * radix passes (2^10: 256 then 4). One fused size keeps the kernels
+   * compiled per context (and on CPU devices, their compile time) few. */
+  if (n % FFT_FUSED_POINTS == 0 && can_fuse(ctx, precision))
+    while (n % FFT_FUSED_POINTS == 0) {
+      fused[count] = 1;
+      radix[count++] = FFT_FUSED_POINTS;
+      n /= FFT_FUSED_POINTS;
+    }
   /* radix 16 first: every pass reads and writes the whole row once, so
    * fewer passes are less memory traffic (2^24: 6 passes, not 8) */
   while (n % 16 == 0) n /= 16, radix[count++] = 16;
@@ -50,36 +70,50 @@ static int factorise(int64_t n, int *radix) {
 }
 
 static kiln_status run_on(const fft_plan1d *plan, kiln_stream *stream, int sign, double scale,
-                          int64_t batch, kiln_backend_arg work);
+                          int64_t batch, kiln_backend_arg in, kiln_backend_arg out);
 
-static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int sign,
-                                double scale, int64_t batch, kiln_backend_arg work) {
+static int same_place(kiln_backend_arg a, kiln_backend_arg b) {
+  return a.buffer == b.buffer && a.offset == b.offset;
+}
+
+static kiln_status copy_rows(const fft_plan1d *plan, kiln_stream *stream, int64_t batch,
+                             kiln_backend_arg from, kiln_backend_arg to) {
   kiln_context *ctx = plan->ctx;
+  size_t bytes = (size_t)(batch * plan->n) * kiln_dtype_size(complex_dtype(plan->precision));
+  kiln_backend_stream *s = NULL;
+  KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
+  return ctx->ops->copy_d2d(ctx->device, s, to.buffer, to.offset, from.buffer, from.offset,
+                            bytes);
+}
+
+/* The passes from in to out, ping-ponging through out and one scratch
+ * array so that the last pass writes out (in is only read, unless it is
+ * out: then an odd pass count first copies it to the scratch). */
+static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                double scale, int64_t batch, kiln_backend_arg in,
+                                kiln_backend_arg out) {
+  kiln_context *ctx = plan->ctx;
+  const int P = plan->npasses;
   kiln_array *tmp = NULL;
   KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * plan->n, stream, &tmp));
-  kiln_backend_arg side[2] = {work, array_arg(tmp)};
-  /* an odd pass count starts in the scratch array, so the last pass
-   * writes into work */
-  if (plan->npasses % 2) {
-    size_t bytes = (size_t)(batch * plan->n) * kiln_dtype_size(complex_dtype(plan->precision));
-    kiln_backend_stream *s = NULL;
-    kiln_status status = kiln_stream_backend(ctx, stream, &s);
-    if (status == KILN_OK)
-      status = ctx->ops->copy_d2d(ctx->device, s, tmp->buffer->handle, (uint64_t)tmp->offset,
-                                  work.buffer, work.offset, bytes);
-    if (status != KILN_OK) {
-      kiln_array_release(tmp);
-      return status;
-    }
-    side[0] = array_arg(tmp);
-    side[1] = work;
-  }
   kiln_status status = KILN_OK;
+  if (same_place(in, out) && P % 2) {
+    status = copy_rows(plan, stream, batch, in, array_arg(tmp));
+    in = array_arg(tmp);
+  }
   int64_t ns = 1;
-  for (int p = 0; p < plan->npasses && status == KILN_OK; p++) {
-    double s = p == plan->npasses - 1 ? scale : 1.0;
-    status = kiln_fft_launch_pass(ctx, stream, plan->precision, plan->radix[p], side[p % 2],
-                                  side[(p + 1) % 2], plan->n, ns, sign, s, batch);
+  for (int p = 0; p < P && status == KILN_OK; p++) {
+    /* after pass q the data is in out when P - q is even, else in tmp */
+    kiln_backend_arg src = p == 0 ? in : (P - p) % 2 ? array_arg(tmp) : out;
+    kiln_backend_arg dst = (P - p - 1) % 2 ? array_arg(tmp) : out;
+    double s = p == P - 1 ? scale : 1.0;
+    if (plan->fused[p])
+      status = kiln_fft_launch_fused(ctx, stream, plan->precision, plan->radix[p], src, dst,
+                                     buffer_arg(plan->twiddles, 0), plan->n, ns, sign, s, batch,
+                                     plan->twiddle_shift);
+    else
+      status = kiln_fft_launch_pass(ctx, stream, plan->precision, plan->radix[p], src, dst,
+                                    plan->n, ns, sign, s, batch);
     ns *= plan->radix[p];
   }
   kiln_array_release(tmp);
@@ -87,46 +121,57 @@ static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int
 }
 
 static kiln_status run_bluestein(const fft_plan1d *plan, kiln_stream *stream, int sign,
-                                 double scale, int64_t batch, kiln_backend_arg work) {
+                                 double scale, int64_t batch, kiln_backend_arg in,
+                                 kiln_backend_arg out) {
   kiln_context *ctx = plan->ctx;
   const int64_t n = plan->n, m = plan->m;
   kiln_array *conv = NULL;
   KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * m, stream, &conv));
-  kiln_backend_arg in_out[2] = {work, array_arg(conv)};
+  kiln_backend_arg in_conv[2] = {in, array_arg(conv)};
   kiln_backend_arg product[2] = {array_arg(conv),
                                  buffer_arg(plan->filter[sign > 0 ? 1 : 0], 0)};
-  kiln_backend_arg out_in[2] = {array_arg(conv), work};
+  kiln_backend_arg conv_out[2] = {array_arg(conv), out};
   kiln_status status = kiln_fft_launch_helper(ctx, stream, plan->precision, FFT_CHIRP_IN, 2,
-                                              in_out, n, m, sign, 1.0, batch * m);
-  if (status == KILN_OK) status = run_on(plan->sub, stream, -1, 1.0, batch, in_out[1]);
+                                              in_conv, n, m, sign, 1.0, batch * m);
+  if (status == KILN_OK)
+    status = run_on(plan->sub, stream, -1, 1.0, batch, in_conv[1], in_conv[1]);
   if (status == KILN_OK)
     status = kiln_fft_launch_helper(ctx, stream, plan->precision, FFT_MULTIPLY, 2, product, n,
                                     m, sign, 1.0, batch * m);
   if (status == KILN_OK)
-    status = run_on(plan->sub, stream, 1, 1.0 / (double)m, batch, in_out[1]);
+    status = run_on(plan->sub, stream, 1, 1.0 / (double)m, batch, in_conv[1], in_conv[1]);
   if (status == KILN_OK)
-    status = kiln_fft_launch_helper(ctx, stream, plan->precision, FFT_CHIRP_OUT, 2, out_in, n,
+    status = kiln_fft_launch_helper(ctx, stream, plan->precision, FFT_CHIRP_OUT, 2, conv_out, n,
                                     m, sign, scale, batch * n);
   kiln_array_release(conv);
   return status;
 }
 
 static kiln_status run_on(const fft_plan1d *plan, kiln_stream *stream, int sign, double scale,
-                          int64_t batch, kiln_backend_arg work) {
-  if (batch == 0 || plan->n == 1) return KILN_OK; /* a length-1 scale is always 1 */
-  if (plan->npasses > 0) return run_stockham(plan, stream, sign, scale, batch, work);
-  return run_bluestein(plan, stream, sign, scale, batch, work);
+                          int64_t batch, kiln_backend_arg in, kiln_backend_arg out) {
+  if (batch == 0) return KILN_OK;
+  if (plan->n == 1) /* a length-1 scale is always 1 */
+    return same_place(in, out) ? KILN_OK : copy_rows(plan, stream, batch, in, out);
+  if (plan->npasses > 0) return run_stockham(plan, stream, sign, scale, batch, in, out);
+  return run_bluestein(plan, stream, sign, scale, batch, in, out);
 }
 
 kiln_status kiln_fft_plan1d_run(const fft_plan1d *plan, kiln_stream *stream, int sign,
                                 double scale, int64_t batch, kiln_array *work) {
-  return run_on(plan, stream, sign, scale, batch, array_arg(work));
+  return run_on(plan, stream, sign, scale, batch, array_arg(work), array_arg(work));
+}
+
+kiln_status kiln_fft_plan1d_run_into(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                     double scale, int64_t batch, const kiln_array *in,
+                                     kiln_array *out) {
+  return run_on(plan, stream, sign, scale, batch, array_arg(in), array_arg(out));
 }
 
 static void plan_free(fft_plan1d *plan) {
   if (plan->vendor) plan->ctx->ops->fft_plan_destroy(plan->ctx->device, plan->vendor);
   for (int i = 0; i < 2; i++)
     if (plan->filter[i]) plan->ctx->ops->buffer_free(plan->ctx->device, plan->filter[i]);
+  if (plan->twiddles) plan->ctx->ops->buffer_free(plan->ctx->device, plan->twiddles);
   kiln_fft_plan1d_release(plan->sub);
   free(plan);
 }
@@ -145,10 +190,40 @@ static kiln_status make_filters(fft_plan1d *plan) {
     int sign = i ? 1 : -1;
     KILN_RETURN_IF_ERROR(kiln_fft_launch_helper(ctx, NULL, plan->precision, FFT_CHIRP_FILTER,
                                                 1, &f, plan->n, plan->m, sign, 1.0, plan->m));
-    KILN_RETURN_IF_ERROR(run_on(plan->sub, NULL, -1, 1.0, 1, f));
+    KILN_RETURN_IF_ERROR(run_on(plan->sub, NULL, -1, 1.0, 1, f, f));
   }
   /* the filters are read on any stream from now on */
   return kiln_stream_synchronize(ctx, NULL);
+}
+
+/* The fused passes' twiddle table: exp(2 pi i t / n) for t < S = 2^shift,
+ * then for t = h S, h < ceil(n / S), S the power of two >= sqrt(n) (a
+ * twiddle is one product of two entries), in the plan's precision. */
+static kiln_status make_twiddles(fft_plan1d *plan) {
+  kiln_context *ctx = plan->ctx;
+  const int64_t n = plan->n;
+  int64_t shift = 0;
+  while (((int64_t)1 << (2 * shift)) < n) shift++;
+  const int64_t S = (int64_t)1 << shift, H = (n + S - 1) / S, count = S + H;
+  const int d = plan->precision == FFT_DOUBLE;
+  const size_t bytes = (size_t)count * 2 * (d ? sizeof(double) : sizeof(float));
+  void *host = malloc(bytes);
+  if (!host) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "fft: no memory for twiddles");
+  for (int64_t i = 0; i < count; i++) {
+    /* t mod n, computed exactly in integers; the angle in double */
+    int64_t t = i < S ? i : ((i - S) * S) % n;
+    double a = 2.0 * M_PI * (double)t / (double)n;
+    if (d) ((double *)host)[2 * i] = cos(a), ((double *)host)[2 * i + 1] = sin(a);
+    else ((float *)host)[2 * i] = (float)cos(a), ((float *)host)[2 * i + 1] = (float)sin(a);
+  }
+  kiln_backend_stream *s = NULL;
+  kiln_status status = ctx->ops->buffer_alloc(ctx->device, bytes, &plan->twiddles);
+  if (status == KILN_OK) status = kiln_stream_backend(ctx, NULL, &s);
+  if (status == KILN_OK)
+    status = ctx->ops->copy_h2d(ctx->device, s, plan->twiddles, 0, host, bytes, 1);
+  free(host);
+  plan->twiddle_shift = shift;
+  return status;
 }
 
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
@@ -180,7 +255,8 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
     *out = plan;
     return KILN_OK;
   }
-  plan->npasses = n > 1 ? factorise(n, plan->radix) : 0;
+  plan->npasses = n > 1 ? factorise(ctx, precision, n, plan->radix, plan->fused) : 0;
+  if (plan->npasses > 0 && plan->fused[0]) status = make_twiddles(plan);
   if (n > 1 && plan->npasses == 0) {
     plan->m = 1;
     while (plan->m < 2 * n - 1) plan->m *= 2;

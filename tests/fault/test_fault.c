@@ -339,12 +339,13 @@ static kiln_status scenario_matmul(kiln_context *ctx, int *correct) {
   return s;
 }
 
-/* rfft of 12 points (two Stockham passes: 4 and 3) and irfft back; X_0 is
+/* rfft of 512 points (a complex transform of 256: one fused pass, with
+ * its plan's twiddle table, and the split pass) and irfft back; X_0 is
  * the sum. (Bluestein's plan, with its filters, is in test_fft.) */
 static kiln_status scenario_fft(kiln_context *ctx, int *correct) {
-  int64_t n = 12;
+  int64_t n = 512;
   kiln_array *a = NULL, *f = NULL, *back = NULL;
-  static float spectrum[2 * 7], again[12];
+  static float spectrum[2 * 257], again[512];
   kiln_status s;
   CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
   if (s == KILN_OK) CREATE(s, kiln_rfft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&f), NULL), f);
@@ -354,8 +355,8 @@ static kiln_status scenario_fft(kiln_context *ctx, int *correct) {
   if (s == KILN_OK) {
     double sum = 0;
     int ok = 1;
-    for (int i = 0; i < 12; i++) sum += host_x[i];
-    for (int i = 0; i < 12; i++) ok = ok && close_to(again[i], host_x[i], 1e-4);
+    for (int i = 0; i < 512; i++) sum += host_x[i];
+    for (int i = 0; i < 512; i++) ok = ok && close_to(again[i], host_x[i], 1e-4);
     *correct = ok && close_to(spectrum[0], sum, 1e-4);
   }
   kiln_array_release(back);
