@@ -1,0 +1,262 @@
+/* backends/opencl/opencl_vkfft.c: VkFFT (header-only, Debian's
+ * libvkfft-dev, MIT) as the OpenCL backend's FFT library, one of the two
+ * opencl_fft_select.c chooses between (docs/fft.md, "OpenCL: clFFT or
+ * VkFFT").
+ *
+ * VkFFT's OpenCL backend (VKFFT_BACKEND 3) calls cl* functions by name from
+ * its header. This file is the only one that includes vkFFT.h, and its
+ * `#include <CL/cl.h>` finds vkfft_shim/CL/cl.h, which maps each of those
+ * names to kiln's loaded symbol table: no libOpenCL link, the same ICD
+ * loader and fault behaviour as the rest of the backend. Built when CMake
+ * finds vkFFT.h (KILN_HAVE_VKFFT); otherwise every entry reports
+ * UNAVAILABLE saying so.
+ *
+ * A plan is one VkFFTApplication: a batched 1-D (numberBatches) or 2-D /
+ * 3-D transform, out of place from the input buffer to the output buffer
+ * (isInputFormatted: VkFFT reads inputBuffer and writes buffer, in both
+ * directions; C2R: isOutputFormatted, reading buffer, which it may
+ * overwrite as the backend contract allows, writing outputBuffer), offsets
+ * given at each launch. VkFFT generates and compiles its kernels when the
+ * plan is made (clBuildProgram on the device) and, for the four-step and
+ * Bluestein algorithms, allocates its own scratch and chirp buffers then:
+ * they live with the plan (work_bytes is 0). Unnormalised, as core wants.
+ * VkFFTAppend sets arguments of the plan's cl_kernels before each enqueue,
+ * so executions of one plan are serialised by its lock. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/opencl_fft.h"
+#include "core/runtime/error.h"
+#include "core/runtime/log.h"
+
+#ifdef KILN_HAVE_VKFFT
+
+const kiln_opencl_symbols *kiln_vkfft_cl; /* vkfft_shim/CL/cl.h */
+
+/* VkFFT prints a failed build's log and source with printf: to kiln's
+ * debug log instead (a library never writes to stdout). */
+static void vkfft_print(const char *format, ...) KILN_PRINTF(1, 2);
+static void vkfft_print(const char *format, ...) {
+  char text[2048];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  kiln_log(KILN_LOG_DEBUG, "opencl: VkFFT: %s", text);
+}
+
+#define VKFFT_BACKEND 3
+#define printf vkfft_print
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+#include <vkFFT.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+#undef printf
+/* back to the table's member names for kiln's own calls below */
+#undef clBuildProgram
+#undef clCreateBuffer
+#undef clCreateCommandQueue
+#undef clCreateKernel
+#undef clCreateProgramWithBinary
+#undef clCreateProgramWithSource
+#undef clEnqueueNDRangeKernel
+#undef clEnqueueWriteBuffer
+#undef clFinish
+#undef clGetDeviceInfo
+#undef clGetProgramBuildInfo
+#undef clGetProgramInfo
+#undef clReleaseCommandQueue
+#undef clReleaseKernel
+#undef clReleaseMemObject
+#undef clReleaseProgram
+#undef clSetKernelArg
+
+struct kiln_opencl_vkfft_plan {
+  pthread_mutex_t lock; /* VkFFTAppend sets kernel arguments, then enqueues */
+  VkFFTApplication app;
+  kiln_backend_fft fft;
+  cl_device_id device;
+  cl_context context;
+  uint64_t buffer_bytes, in_bytes, out_bytes; /* VkFFT's bufferSize & co. */
+};
+
+/* VkFFT's result codes (VkFFTResult, vkFFT.h) as kiln's statuses: lengths
+ * and layouts it cannot do are UNIMPLEMENTED (core then runs its own
+ * kernels), host or device memory OUT_OF_MEMORY, the rest DEVICE. */
+static kiln_status vkfft_check(VkFFTResult result, const char *call, const kiln_backend_fft *fft) {
+  if (result == VKFFT_SUCCESS) return KILN_OK;
+  kiln_status status = KILN_ERROR_DEVICE;
+  if (result == VKFFT_ERROR_MALLOC_FAILED || result == VKFFT_ERROR_FAILED_TO_ALLOCATE ||
+      result == VKFFT_ERROR_INSUFFICIENT_CODE_BUFFER)
+    status = KILN_ERROR_OUT_OF_MEMORY;
+  else if (result >= VKFFT_ERROR_UNSUPPORTED_RADIX && result <= VKFFT_ERROR_UNSUPPORTED_FFT_OMIT)
+    status = KILN_ERROR_UNIMPLEMENTED;
+  return kiln_error_set(status,
+                        "opencl: VkFFT %s (n %lld, batch %lld, rank %d) failed with VkFFTResult %d "
+                        "(vkFFT.h; 4030-4031: a kernel VkFFT generated did not build, "
+                        "KILN_LOG=debug shows its log)",
+                        call, (long long)fft->n, (long long)fft->batch, fft->rank > 1 ? fft->rank : 1,
+                        (int)result);
+}
+
+kiln_status kiln_opencl_vkfft_describe(kiln_backend_device *device, char *text, size_t size) {
+  (void)device;
+  int v = VkFFTGetVersion();
+  snprintf(text, size, "VkFFT %d.%d.%d (header-only, built in; OpenCL through %s)", v / 10000,
+           v / 100 % 100, v % 100, kiln_opencl_library_path());
+  return KILN_OK;
+}
+
+kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
+                                          kiln_opencl_vkfft_plan **plan) {
+  *plan = NULL;
+  kiln_vkfft_cl = device->cl; /* the process's one table: the same pointer every time */
+  kiln_opencl_vkfft_plan *p = calloc(1, sizeof *p);
+  if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "opencl: no memory for a VkFFT plan");
+  if (pthread_mutex_init(&p->lock, NULL) != 0) {
+    free(p);
+    return kiln_error_set(KILN_ERROR_INTERNAL, "opencl: pthread_mutex_init failed");
+  }
+  p->fft = *fft;
+  p->device = device->device;
+  p->context = device->context;
+  const uint64_t n = (uint64_t)fft->n, half = n / 2 + 1;
+  const uint64_t complex_bytes = fft->double_precision ? 16 : 8, real_bytes = complex_bytes / 2;
+  const int rank = fft->rank > 1 ? fft->rank : 1;
+  VkFFTConfiguration c = {0};
+  c.FFTdim = (uint64_t)rank;
+  c.size[0] = n;
+  c.size[1] = rank >= 2 ? (uint64_t)fft->outer[rank - 2] : 1;
+  c.size[2] = rank == 3 ? (uint64_t)fft->outer[0] : 1;
+  c.numberBatches = (uint64_t)fft->batch;
+  c.device = &p->device;
+  c.context = &p->context;
+  c.doublePrecision = (uint64_t)fft->double_precision;
+  c.specifyOffsetsAtLaunch = 1;
+  /* strides in elements: the next row, the next plane, the next item */
+  const uint64_t items = c.size[1] * c.size[2];
+  const uint64_t row = fft->type == KILN_BACKEND_FFT_C2C ? n : half; /* the complex side */
+  c.bufferStride[0] = row;
+  c.bufferStride[1] = row * c.size[1];
+  c.bufferStride[2] = row * items;
+  p->buffer_bytes = row * items * c.numberBatches * complex_bytes;
+  c.bufferSize = &p->buffer_bytes;
+  if (fft->type == KILN_BACKEND_FFT_C2R) {
+    c.performR2C = 1;
+    c.makeInversePlanOnly = 1;
+    c.isOutputFormatted = 1;
+    c.outputBufferStride[0] = n;
+    c.outputBufferStride[1] = n * c.size[1];
+    c.outputBufferStride[2] = n * items;
+    p->out_bytes = n * items * c.numberBatches * real_bytes;
+    c.outputBufferSize = &p->out_bytes;
+  } else {
+    const uint64_t in_row = fft->type == KILN_BACKEND_FFT_R2C ? n : row;
+    c.isInputFormatted = 1;
+    c.inputBufferStride[0] = in_row;
+    c.inputBufferStride[1] = in_row * c.size[1];
+    c.inputBufferStride[2] = in_row * items;
+    p->in_bytes = in_row * items * c.numberBatches *
+                  (fft->type == KILN_BACKEND_FFT_R2C ? real_bytes : complex_bytes);
+    c.inputBufferSize = &p->in_bytes;
+    if (fft->type == KILN_BACKEND_FFT_R2C) {
+      c.performR2C = 1;
+      c.makeForwardPlanOnly = 1;
+    }
+  }
+  VkFFTResult result = initializeVkFFT(&p->app, c); /* deletes its own state on failure */
+  kiln_status status = vkfft_check(result, "initializeVkFFT", fft);
+  if (status != KILN_OK) {
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+    return status;
+  }
+  kiln_log(KILN_LOG_DEBUG, "opencl: VkFFT plan made (type %d, rank %d, n %lld, batch %lld, %s)",
+           (int)fft->type, rank, (long long)fft->n, (long long)fft->batch,
+           fft->double_precision ? "double" : "single");
+  *plan = p;
+  return KILN_OK;
+}
+
+kiln_status kiln_opencl_vkfft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
+                                      kiln_opencl_vkfft_plan *plan, kiln_backend_buffer *in,
+                                      uint64_t in_offset, kiln_backend_buffer *out,
+                                      uint64_t out_offset, int sign) {
+  cl_command_queue queue = kiln_opencl_stream_or_default(device, stream)->queue;
+  cl_mem in_mem = in->mem, out_mem = out->mem;
+  VkFFTLaunchParams launch = {0};
+  launch.commandQueue = &queue;
+  int inverse = plan->fft.type == KILN_BACKEND_FFT_C2R ? 1
+                : plan->fft.type == KILN_BACKEND_FFT_R2C ? -1
+                                                         : sign;
+  if (plan->fft.type == KILN_BACKEND_FFT_C2R) {
+    launch.buffer = &in_mem;
+    launch.bufferOffset = in_offset;
+    launch.outputBuffer = &out_mem;
+    launch.outputBufferOffset = out_offset;
+  } else {
+    launch.inputBuffer = &in_mem;
+    launch.inputBufferOffset = in_offset;
+    launch.buffer = &out_mem;
+    launch.bufferOffset = out_offset;
+  }
+  pthread_mutex_lock(&plan->lock);
+  VkFFTResult result = VkFFTAppend(&plan->app, inverse, &launch);
+  pthread_mutex_unlock(&plan->lock);
+  return vkfft_check(result, "VkFFTAppend", &plan->fft);
+}
+
+int kiln_opencl_vkfft_built_in(void) { return 1; }
+
+void kiln_opencl_vkfft_plan_destroy(kiln_opencl_vkfft_plan *plan) {
+  if (!plan) return;
+  deleteVkFFT(&plan->app);
+  pthread_mutex_destroy(&plan->lock);
+  free(plan);
+}
+
+#else /* no vkFFT.h at build time */
+
+static kiln_status vkfft_missing(void) {
+  return kiln_error_set(KILN_ERROR_UNAVAILABLE,
+                        "opencl: VkFFT is not built in (vkFFT.h was not found when kiln was "
+                        "configured: install libvkfft-dev and configure again)");
+}
+
+kiln_status kiln_opencl_vkfft_describe(kiln_backend_device *device, char *text, size_t size) {
+  (void)device;
+  kiln_status status = vkfft_missing();
+  snprintf(text, size, "%s", kiln_last_error());
+  return status;
+}
+
+kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
+                                          kiln_opencl_vkfft_plan **plan) {
+  (void)device;
+  (void)fft;
+  *plan = NULL;
+  return vkfft_missing();
+}
+
+kiln_status kiln_opencl_vkfft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
+                                      kiln_opencl_vkfft_plan *plan, kiln_backend_buffer *in,
+                                      uint64_t in_offset, kiln_backend_buffer *out,
+                                      uint64_t out_offset, int sign) {
+  (void)device, (void)stream, (void)plan, (void)in, (void)in_offset, (void)out, (void)out_offset,
+      (void)sign;
+  return vkfft_missing();
+}
+
+int kiln_opencl_vkfft_built_in(void) { return 0; }
+
+void kiln_opencl_vkfft_plan_destroy(kiln_opencl_vkfft_plan *plan) { (void)plan; }
+
+#endif
