@@ -24,6 +24,8 @@
  * so executions of one plan are serialised by its lock. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +51,71 @@ static void vkfft_print(const char *format, ...) {
   kiln_log(KILN_LOG_DEBUG, "opencl: VkFFT: %s", text);
 }
 
+/* VkFFT's host allocations, tracked per plan. initializeVkFFT leaks on
+ * some failure paths (VkFFTPlanAxis: the 4 MB code buffer when generating
+ * the kernel fails, e.g. for want of memory), so every block it takes while
+ * a plan is made is linked into that plan's list (a header before the
+ * block; no allocation of its own), its free() unlinks it, and whatever is
+ * left after a failed initializeVkFFT, or after deleteVkFFT, is freed here.
+ * vkfft_tracking is the list of the plan being made or destroyed on this
+ * thread (NULL otherwise: blocks then stay linked to no list). */
+typedef struct vkfft_block {
+  struct vkfft_block *prev, *next;
+} vkfft_block;
+/* the header's size, rounded up so that the caller's block stays aligned */
+#define VKFFT_HEADER \
+  ((sizeof(vkfft_block) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * \
+   _Alignof(max_align_t))
+
+static _Thread_local vkfft_block *vkfft_tracking;
+
+static void *vkfft_malloc(size_t size) {
+  if (size > SIZE_MAX - VKFFT_HEADER) return NULL;
+  vkfft_block *b = malloc(VKFFT_HEADER + size);
+  if (!b) return NULL;
+  vkfft_block *list = vkfft_tracking;
+  b->prev = b->next = b;
+  if (list) {
+    b->next = list->next;
+    b->prev = list;
+    list->next->prev = b;
+    list->next = b;
+  }
+  return (char *)b + VKFFT_HEADER;
+}
+
+static void *vkfft_calloc(size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) return NULL;
+  void *p = vkfft_malloc(count * size);
+  if (p) memset(p, 0, count * size);
+  return p;
+}
+
+static void vkfft_free(void *p) {
+  if (!p) return;
+  vkfft_block *b = (vkfft_block *)(void *)((char *)p - VKFFT_HEADER);
+  b->prev->next = b->next;
+  b->next->prev = b->prev;
+  free(b);
+}
+
+/* Frees every block still on list (the sentinel stays). */
+static void vkfft_free_all(vkfft_block *list) {
+  while (list->next != list) vkfft_free((char *)list->next + VKFFT_HEADER);
+}
+
 #define VKFFT_BACKEND 3
 #define printf vkfft_print
+#define malloc vkfft_malloc
+#define calloc vkfft_calloc
+#define free vkfft_free
+/* VkFFT's OpenCL path takes UINT64_MAX as the work-group count limit and
+ * then converts pow(2, log2(it)) = 2^64 back to uint64_t (dispatchEnhanced):
+ * a float conversion out of range, undefined (UBSan stops there). Its only
+ * use in vkFFT.h 1.2.26; 2^62 is as unlimited for any launch and exact. */
+#pragma push_macro("UINT64_MAX")
+#undef UINT64_MAX
+#define UINT64_MAX (UINT64_C(1) << 62)
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -60,6 +125,10 @@ static void vkfft_print(const char *format, ...) {
 #pragma GCC diagnostic pop
 #endif
 #undef printf
+#undef malloc
+#undef calloc
+#undef free
+#pragma pop_macro("UINT64_MAX")
 /* back to the table's member names for kiln's own calls below */
 #undef clBuildProgram
 #undef clCreateBuffer
@@ -81,6 +150,7 @@ static void vkfft_print(const char *format, ...) {
 
 struct kiln_opencl_vkfft_plan {
   pthread_mutex_t lock; /* VkFFTAppend sets kernel arguments, then enqueues */
+  vkfft_block blocks;   /* the sentinel of VkFFT's host blocks for this plan */
   VkFFTApplication app;
   kiln_backend_fft fft;
   cl_device_id device;
@@ -94,17 +164,26 @@ struct kiln_opencl_vkfft_plan {
 static kiln_status vkfft_check(VkFFTResult result, const char *call, const kiln_backend_fft *fft) {
   if (result == VKFFT_SUCCESS) return KILN_OK;
   kiln_status status = KILN_ERROR_DEVICE;
-  if (result == VKFFT_ERROR_MALLOC_FAILED || result == VKFFT_ERROR_FAILED_TO_ALLOCATE ||
-      result == VKFFT_ERROR_INSUFFICIENT_CODE_BUFFER)
+  const char *what = "see VkFFTResult in vkFFT.h";
+  if (result == VKFFT_ERROR_MALLOC_FAILED) {
     status = KILN_ERROR_OUT_OF_MEMORY;
-  else if (result >= VKFFT_ERROR_UNSUPPORTED_RADIX && result <= VKFFT_ERROR_UNSUPPORTED_FFT_OMIT)
+    what = "out of host memory";
+  } else if (result == VKFFT_ERROR_FAILED_TO_ALLOCATE) {
+    status = KILN_ERROR_OUT_OF_MEMORY;
+    what = "out of device memory";
+  } else if (result >= VKFFT_ERROR_UNSUPPORTED_RADIX &&
+             result <= VKFFT_ERROR_UNSUPPORTED_FFT_OMIT) {
     status = KILN_ERROR_UNIMPLEMENTED;
+    what = "a case VkFFT cannot do";
+  } else if (result == VKFFT_ERROR_FAILED_TO_CREATE_PROGRAM ||
+             result == VKFFT_ERROR_FAILED_TO_COMPILE_PROGRAM) {
+    what = "a kernel VkFFT generated did not build; KILN_LOG=debug shows its log";
+  }
   return kiln_error_set(status,
                         "opencl: VkFFT %s (n %lld, batch %lld, rank %d) failed with VkFFTResult %d "
-                        "(vkFFT.h; 4030-4031: a kernel VkFFT generated did not build, "
-                        "KILN_LOG=debug shows its log)",
+                        "(%s)",
                         call, (long long)fft->n, (long long)fft->batch, fft->rank > 1 ? fft->rank : 1,
-                        (int)result);
+                        (int)result, what);
 }
 
 kiln_status kiln_opencl_vkfft_describe(kiln_backend_device *device, char *text, size_t size) {
@@ -172,9 +251,13 @@ kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kil
       c.makeForwardPlanOnly = 1;
     }
   }
+  p->blocks.prev = p->blocks.next = &p->blocks;
+  vkfft_tracking = &p->blocks;
   VkFFTResult result = initializeVkFFT(&p->app, c); /* deletes its own state on failure */
+  vkfft_tracking = NULL;
   kiln_status status = vkfft_check(result, "initializeVkFFT", fft);
   if (status != KILN_OK) {
+    vkfft_free_all(&p->blocks); /* what VkFFT's failure path left */
     pthread_mutex_destroy(&p->lock);
     free(p);
     return status;
@@ -219,6 +302,7 @@ int kiln_opencl_vkfft_built_in(void) { return 1; }
 void kiln_opencl_vkfft_plan_destroy(kiln_opencl_vkfft_plan *plan) {
   if (!plan) return;
   deleteVkFFT(&plan->app);
+  vkfft_free_all(&plan->blocks);
   pthread_mutex_destroy(&plan->lock);
   free(plan);
 }
