@@ -197,6 +197,12 @@ kiln_status kiln_opencl_vkfft_describe(kiln_backend_device *device, char *text, 
 kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
                                           kiln_opencl_vkfft_plan **plan) {
   *plan = NULL;
+  /* VkFFT 1.2.26 refuses a length of 1 (VKFFT_ERROR_UNSUPPORTED_RADIX)
+   * after generating code: said at once (core's kernels then take it) */
+  if (fft->n == 1)
+    return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                          "opencl: VkFFT does not plan a transform of length 1 (rank %d; "
+                          "VkFFTResult 3001)", fft->rank > 1 ? fft->rank : 1);
   kiln_vkfft_cl = device->cl; /* the process's one table: the same pointer every time */
   kiln_opencl_vkfft_plan *p = calloc(1, sizeof *p);
   if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "opencl: no memory for a VkFFT plan");
