@@ -116,14 +116,7 @@ static void vkfft_free_all(vkfft_block *list) {
 #pragma push_macro("UINT64_MAX")
 #undef UINT64_MAX
 #define UINT64_MAX (UINT64_C(1) << 62)
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#endif
-#include <vkFFT.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+#include <vkFFT.h> /* a system header (-isystem): its own warnings are not ours */
 #undef printf
 #undef malloc
 #undef calloc
