@@ -141,6 +141,11 @@ static void vkfft_free_all(vkfft_block *list) {
 #undef clReleaseProgram
 #undef clSetKernelArg
 
+/* Sets kiln_vkfft_cl once (before any VkFFT call; a device is open, so the
+ * loader is loaded and this cannot fail). */
+static pthread_once_t vkfft_table_once = PTHREAD_ONCE_INIT;
+static void vkfft_table_set(void) { (void)kiln_opencl_library_load(&kiln_vkfft_cl); }
+
 struct kiln_opencl_vkfft_plan {
   pthread_mutex_t lock; /* VkFFTAppend sets kernel arguments, then enqueues */
   vkfft_block blocks;   /* the sentinel of VkFFT's host blocks for this plan */
@@ -196,7 +201,7 @@ kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kil
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
                           "opencl: VkFFT does not plan a transform of length 1 (rank %d; "
                           "VkFFTResult 3001)", fft->rank > 1 ? fft->rank : 1);
-  kiln_vkfft_cl = device->cl; /* the process's one table: the same pointer every time */
+  pthread_once(&vkfft_table_once, vkfft_table_set);
   kiln_opencl_vkfft_plan *p = calloc(1, sizeof *p);
   if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "opencl: no memory for a VkFFT plan");
   if (pthread_mutex_init(&p->lock, NULL) != 0) {
