@@ -12,7 +12,11 @@
 #                      without it kiln's portable GEMM kernel is used);
 #                      python3-numpy for bench/matmul_peers.py's CPU side
 #   FFT on OpenCL:     libclfft2 (clFFT, dlopen'ed by the OpenCL backend;
-#                      without it kiln's own FFT kernels are used)
+#                      without it kiln's own FFT kernels are used) and
+#                      libvkfft-dev (VkFFT, header-only: built into the
+#                      OpenCL backend when CMake finds vkFFT.h, its cl* calls
+#                      through kiln's loaded OpenCL table; the default OpenCL
+#                      FFT library, docs/fft.md says why)
 #   NumPy diff test:   python3, python3-venv (ci/numpy-venv.sh then pips
 #                      NumPy 2 into .venv-numpy/)
 #   HIP compile checks: libamdhip64-dev, rocm-device-libs (hiprtc + AMD
@@ -23,7 +27,7 @@ set -euo pipefail
 
 packages=(gcc clang libclang-rt-dev cmake make pkg-config binutils pocl-opencl-icd
           ocl-icd-opencl-dev opencl-headers clinfo libdlpack-dev libopenmpi-dev openmpi-bin
-          libclblast1 libclfft2 python3-numpy python3 python3-venv)
+          libclblast1 libclfft2 libvkfft-dev python3-numpy python3 python3-venv)
 if [ "${KILN_SKIP_HIP:-0}" != 1 ]; then
   packages+=(libamdhip64-dev rocm-device-libs)
 fi

@@ -19,12 +19,20 @@ if(KILN_FAULT_INJECTION)
     endforeach()
   endforeach()
   # fault_fft_vendor.<backend>: the FFT scenario through the vendor library
-  # (KILN_FFT=vendor: its 2-D plan and execution; clFFT on PoCL)
+  # (KILN_FFT=vendor: its 2-D plan and execution; VkFFT on PoCL where built in)
   foreach(b ${KILN_TEST_BACKENDS})
     add_test(NAME fault_fft_vendor.${b} COMMAND test_fault fft_host)
     set_tests_properties(fault_fft_vendor.${b} PROPERTIES SKIP_RETURN_CODE 77
       LABELS "backend=${b};fault" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=vendor")
   endforeach()
+  # fault_fft_vendor_clfft.opencl: the same through clFFT (the default
+  # above is VkFFT where built in)
+  if("opencl" IN_LIST KILN_TEST_BACKENDS)
+    add_test(NAME fault_fft_vendor_clfft.opencl COMMAND test_fault fft_host)
+    set_tests_properties(fault_fft_vendor_clfft.opencl PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=opencl;fault"
+      ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=vendor;KILN_OPENCL_FFT=clfft")
+  endif()
   target_compile_definitions(test_fault PRIVATE KILN_FAULT_INJECTION)
   target_include_directories(test_fault SYSTEM PRIVATE ${KILN_DLPACK_INCLUDE_DIR})
   target_link_options(test_fault PRIVATE -Wl,--wrap=malloc -Wl,--wrap=calloc

@@ -47,3 +47,15 @@ if(TARGET fft_filter)
       SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
   endforeach()
 endif()
+
+# The OpenCL FFT libraries one by one (docs/fft.md, "OpenCL: clFFT or
+# VkFFT"): fft_vendor.opencl takes the default (VkFFT where built in);
+# fft_vendor_clfft.opencl the other; fft_bad_library.opencl a bad choice.
+if("opencl" IN_LIST KILN_TEST_BACKENDS)
+  add_test(NAME fft_vendor_clfft.opencl COMMAND test_fft vendor)
+  set_tests_properties(fft_vendor_clfft.opencl PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=opencl;fft" ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=vendor;KILN_OPENCL_FFT=clfft")
+  add_test(NAME fft_bad_library.opencl COMMAND test_fft bad_library)
+  set_tests_properties(fft_bad_library.opencl PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=opencl;fft" ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=vendor;KILN_OPENCL_FFT=bogus")
+endif()

@@ -300,7 +300,7 @@ static void test_cache_bound(kiln_context *ctx) {
 }
 
 /* Run under KILN_FFT=vendor (fft_vendor.<backend>): the backend's library
- * (clFFT on PoCL) on a length it takes, c2c against a C DFT; a length it
+ * (VkFFT or clFFT on PoCL, KILN_OPENCL_FFT) on a length it takes, c2c against a C DFT; a length it
  * cannot plan is an error naming it.
  * Otherwise a no-op (fft_numpy covers the default path). */
 static void test_vendor(kiln_context *ctx) {
@@ -352,10 +352,26 @@ static void test_vendor(kiln_context *ctx) {
   free(rows);
   kiln_array_release(tout);
   kiln_array_release(store);
-  /* 17 is prime: clFFT cannot plan it, and KILN_FFT=vendor makes that an error */
+  /* 17 is prime: clFFT cannot plan it, and KILN_FFT=vendor makes that an
+   * error; VkFFT (KILN_OPENCL_FFT, the OpenCL default) plans it with
+   * Bluestein: rows cropped to 16 and padded to 17, against the C DFT */
   kiln_array *none = (kiln_array *)1;
-  if (harness_backend_is(ctx, "opencl"))
+  if (harness_backend_is(ctx, "opencl") && strstr(text, "clFFT"))
     CHECK(kiln_fft(ctx, kiln_operand_array(a), 17, -1, NULL, kiln_operand_new(&none), NULL) != KILN_OK && none == NULL);
+  if (harness_backend_is(ctx, "opencl") && strstr(text, "VkFFT")) {
+    kiln_array *p17 = NULL;
+    double padded[34], got17[3 * 34], want17[34];
+    CHECK_OK(kiln_fft(ctx, kiln_operand_array(a), 17, -1, NULL, kiln_operand_new(&p17), NULL));
+    if (p17) CHECK_OK(kiln_array_to_host(p17, got17, NULL));
+    for (int row = 0; row < 3; row++) {
+      memcpy(padded, x + 32 * row, 32 * sizeof(double));
+      padded[32] = padded[33] = 0;
+      dft(padded, want17, 17, -1);
+      double e = relative_error(got17 + 34 * row, want17, 17);
+      CHECK_MSG(e < 1e-12, "VkFFT n=17 (Bluestein) row %d: error %.3g", row, e);
+    }
+    kiln_array_release(p17);
+  }
   kiln_array_release(f);
   kiln_array_release(a);
   free(got);
@@ -378,8 +394,30 @@ static void test_bad_setting(kiln_context *ctx) {
   kiln_array_release(a);
 }
 
+/* Run alone under KILN_OPENCL_FFT=bogus KILN_FFT=vendor
+ * (fft_bad_library.opencl): the library choice is refused naming the
+ * variable and its values, in the description and by a transform (which
+ * makes no result); otherwise a no-op. */
+static void test_bad_library(kiln_context *ctx) {
+  const char *v = getenv("KILN_OPENCL_FFT");
+  if (!v || strcmp(v, "bogus") != 0 || !harness_backend_is(ctx, "opencl")) return;
+  char text[512];
+  CHECK_OK(kiln_fft_describe(ctx, text, sizeof text)); /* describes, naming the reason */
+  CHECK_MSG(strstr(text, "none: KILN_FFT=vendor") && strstr(text, "KILN_OPENCL_FFT=bogus"),
+            "describe: %s", text);
+  int64_t n = 8;
+  kiln_array *a = NULL, *r = (kiln_array *)1;
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &n, &a));
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&r), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("expected auto, vkfft or clfft");
+  CHECK(r == NULL);
+  kiln_array_release(a);
+}
+
 static const harness_test tests[] = {{"against_dft", test_against_dft},
                                      {"bad_setting", test_bad_setting},
+                                     {"bad_library", test_bad_library},
                                      {"vendor", test_vendor},
                                      {"round_trip_stream", test_round_trip_stream},
                                      {"host_operands", test_host_operands},

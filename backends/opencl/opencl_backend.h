@@ -41,6 +41,7 @@ struct kiln_backend_device {
   /* 1 while builds also get the warp shuffle through inline PTX (NVIDIA's
    * platform, opencl_program.c); 0 from the first build it broke */
   atomic_int lane_shuffle;
+  int fft_library; /* kiln_opencl_fft_library ($KILN_OPENCL_FFT at open; opencl_fft.h) */
 
   pthread_mutex_t host_lock; /* guards host_allocations */
   kiln_opencl_host_allocation *host_allocations;
@@ -173,7 +174,7 @@ kiln_status kiln_opencl_blas_describe(kiln_backend_device *device, char *text, s
 kiln_status kiln_opencl_gemm(kiln_backend_device *device, kiln_backend_stream *stream,
                              const kiln_backend_gemm *gemm);
 
-/* opencl_fft.c: clFFT (optional; the fft_* slots) */
+/* opencl_fft_select.c: clFFT or VkFFT (optional; the fft_* slots) */
 kiln_status kiln_opencl_fft_describe(kiln_backend_device *device, char *text, size_t size);
 kiln_status kiln_opencl_fft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
                                         kiln_backend_fft_plan **plan, size_t *work_bytes);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/opencl_fft.h"
 #include "backends/opencl/opencl_status.h"
 #include "core/runtime/error.h"
 #include "core/runtime/log.h"
@@ -359,6 +360,7 @@ kiln_status kiln_opencl_device_open(const kiln_backend_config *config, int index
     goto cleanup;
   }
   device->cl = cl;
+  device->fft_library = (int)kiln_opencl_fft_library_from_env();
   device->platform = ref.platform;
   device->device = ref.device;
   if (pthread_mutex_init(&device->host_lock, NULL) != 0) {

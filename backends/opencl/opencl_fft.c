@@ -1,5 +1,5 @@
-/* backends/opencl/opencl_fft.c: clFFT, the OpenCL backend's vendor FFT
- * (backend.h's fft_* slots; docs/fft.md says why clFFT rather than VkFFT).
+/* backends/opencl/opencl_fft.c: clFFT, one of the OpenCL backend's two FFT
+ * libraries (opencl_fft_select.c chooses; docs/fft.md compares them).
  * Loaded at run time, once per process: $KILN_CLFFT_PATH when set, then
  * "libclFFT.so.2" (Debian's libclfft2); clfftSetup runs with the first
  * plan and clfftTeardown with the last (never from atexit). Plans are baked for the device's
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/opencl_fft.h"
 #include "backends/opencl/opencl_fft_symbols.h"
 #include "backends/opencl/opencl_status.h"
 #include "backends/gpu/gpu_library.h" /* the load-once outcome (vendor-neutral) */
@@ -38,7 +39,7 @@ static char clfft_text[600]; /* the description once loaded */
 static kiln_clfft_setup_data clfft_setup;
 static int clfft_live_plans;
 
-struct kiln_backend_fft_plan {
+struct kiln_opencl_clfft_plan {
   clfftPlanHandle handle;
   kiln_backend_fft fft;
 };
@@ -82,19 +83,19 @@ static kiln_status clfft_check(clfftStatus s, const char *call, const kiln_backe
                         s < 0 ? "an OpenCL error code" : "clFFT's own code, clFFT.h");
 }
 
-kiln_status kiln_opencl_fft_describe(kiln_backend_device *device, char *text, size_t size) {
+kiln_status kiln_opencl_clfft_describe(kiln_backend_device *device, char *text, size_t size) {
   (void)device;
   kiln_status status = clfft_load();
   snprintf(text, size, "%s", status == KILN_OK ? clfft_text : kiln_last_error());
   return status;
 }
 
-kiln_status kiln_opencl_fft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
-                                        kiln_backend_fft_plan **plan, size_t *work_bytes) {
+kiln_status kiln_opencl_clfft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
+                                        kiln_opencl_clfft_plan **plan, size_t *work_bytes) {
   *plan = NULL;
   *work_bytes = 0;
   KILN_RETURN_IF_ERROR(clfft_load());
-  kiln_backend_fft_plan *p = calloc(1, sizeof *p);
+  kiln_opencl_clfft_plan *p = calloc(1, sizeof *p);
   if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "opencl: no memory for an FFT plan");
   p->fft = *fft;
   const size_t n = (size_t)fft->n, half = n / 2 + 1;
@@ -170,8 +171,8 @@ static kiln_status region(kiln_backend_device *device, kiln_backend_buffer *buff
   return KILN_OK;
 }
 
-kiln_status kiln_opencl_fft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
-                                    kiln_backend_fft_plan *plan, kiln_backend_buffer *in,
+kiln_status kiln_opencl_clfft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
+                                    kiln_opencl_clfft_plan *plan, kiln_backend_buffer *in,
                                     uint64_t in_offset, kiln_backend_buffer *out,
                                     uint64_t out_offset, kiln_backend_buffer *work, int sign) {
   cl_command_queue queue = kiln_opencl_stream_or_default(device, stream)->queue;
@@ -195,8 +196,7 @@ kiln_status kiln_opencl_fft_execute(kiln_backend_device *device, kiln_backend_st
   return status;
 }
 
-void kiln_opencl_fft_plan_destroy(kiln_backend_device *device, kiln_backend_fft_plan *plan) {
-  (void)device;
+void kiln_opencl_clfft_plan_destroy(kiln_opencl_clfft_plan *plan) {
   if (!plan) return;
   pthread_mutex_lock(&clfft_lock);
   clfft.clfftDestroyPlan(&plan->handle);
