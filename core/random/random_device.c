@@ -107,7 +107,7 @@ static void append_store(const kiln_random_draw *d, const kiln_ew_signature *sig
  * element o0 is 16-byte aligned): a warp then writes whole sectors, where
  * 4 scalar stores per work-item would each touch every sector. */
 static void append_vector_store(const kiln_random_draw *d, int per_block, const char *store,
-                                kiln_strbuf *out) {
+                                const char *destination, kiln_strbuf *out) {
   static const char lanes[] = "xyzw";
   const char *type = block_vector_type(d);
   if (!type) return; /* callers ask only for types that have one */
@@ -115,8 +115,32 @@ static void append_vector_store(const kiln_random_draw *d, int per_block, const 
   for (int k = 0; k < per_block; k++)
     kiln_strbuf_appendf(out, "      { %s v = values.v[%d]; vector.%c = %s; }\n",
                         kiln_random_value_type(d), k, lanes[k], store);
-  kiln_strbuf_appendf(out, "      *(KILN_GLOBAL %s *)(p0 + o0 + g * %d) = vector;\n", type,
-                      per_block);
+  kiln_strbuf_appendf(out, "      %s = vector;\n", destination);
+}
+
+/* GPUs, contiguous aligned output: the blocks whose values are all stored
+ * (every one but a last partial block) in a grid-stride loop with a 32-bit
+ * index while the count fits, one vector store each, with no bound test,
+ * 64-bit index arithmetic or offset: per block 7 instructions of loop and
+ * store beside Philox and the transform, where the general loop below
+ * spends about 20 (docs/random.md, "Speed"). It leaves `base` at the first
+ * block it did not draw, for the general loop. */
+static void append_whole_blocks_loop(const kiln_random_draw *d, int per_block, const char *block,
+                                     const char *store, kiln_strbuf *out) {
+  const char *type = block_vector_type(d);
+  if (!type) return; /* callers ask only for types that have one */
+  kiln_strbuf_append(out, "#ifndef KILN_DEVICE_IS_CPU\n");
+  kiln_strbuf_appendf(out, "  { int64_t whole = total / %d;\n", per_block);
+  kiln_strbuf_append(out, "    if (whole - base <= (int64_t)0x7fffffff - kiln_global_size(0)) {\n");
+  kiln_strbuf_append(out, "      uint32_t count = (uint32_t)(whole - base);\n");
+  kiln_strbuf_append(out, "      uint32_t step = (uint32_t)kiln_global_size(0);\n");
+  kiln_strbuf_appendf(out, "      KILN_GLOBAL %s *blocks = (KILN_GLOBAL %s *)(p0 + o0 + base * %d);\n",
+                      type, type, per_block);
+  kiln_strbuf_append(out, "      uint64_t first = s2 + (uint64_t)base;\n");
+  kiln_strbuf_append(out, "      for (uint32_t j = (uint32_t)kiln_global_id(0); j < count; j += step) {\n");
+  kiln_strbuf_appendf(out, "        uint64_t block = first + j;\n        %s\n", block);
+  append_vector_store(d, per_block, store, "blocks[j]", out);
+  kiln_strbuf_append(out, "      }\n      base = whole;\n    }\n  }\n#endif\n");
 }
 
 static void random_source(const kiln_random_draw *d, int ndim, int vector, kiln_strbuf *out) {
@@ -130,12 +154,18 @@ static void random_source(const kiln_random_draw *d, int ndim, int vector, kiln_
   if (vector) strcat(name, "_vector");
   kiln_ew_append_parameters(&sig, ndim, name, out);
   kiln_strbuf_append(out, ",\n    int64_t total) {\n");
+  if (vector) append_whole_blocks_loop(d, per_block, block, store, out);
   kiln_strbuf_append(out, "  KILN_ELEMENTS_BEGIN(g, base, n)\n");
   kiln_strbuf_appendf(out, "    uint64_t block = s2 + (uint64_t)g;\n    %s\n", block);
   /* every block but the last is whole: its stores need no bound test,
    * which lets CPU compilers vectorise them (measured 1.5x on PoCL) */
   kiln_strbuf_appendf(out, "    if (g * %d + %d <= total) {\n", per_block, per_block);
-  if (vector) append_vector_store(d, per_block, store, out);
+  if (vector) {
+    char destination[128];
+    snprintf(destination, sizeof destination, "*(KILN_GLOBAL %s *)(p0 + o0 + g * %d)",
+             block_vector_type(d), per_block);
+    append_vector_store(d, per_block, store, destination, out);
+  }
   else append_store(d, &sig, ndim, per_block, 0, store, out);
   kiln_strbuf_append(out, "    } else {\n");
   append_store(d, &sig, ndim, per_block, 1, store, out);
