@@ -19,6 +19,11 @@ static void test_every_radius(kiln_context *ctx) {
   float *got_radius = malloc((size_t)n * sizeof(float)), *got_root = malloc((size_t)n * sizeof(float));
   if (!got_radius || !got_root) {
     harness_fail(__FILE__, __LINE__, "out of host memory");
+    free(got_radius);
+    free(got_root);
+    kiln_array_release(radius);
+    kiln_array_release(root);
+    kiln_kernel_release(kernel);
     return;
   }
   CHECK_OK(kiln_array_to_host(radius, got_radius, NULL));
