@@ -3,6 +3,9 @@
 # kiln's own log/exp/sin/cos against long double (tests/test_random_math.c).
 kiln_conformance_test(random SOURCES test_random.c)
 kiln_conformance_test(random_math SOURCES test_random_math.c INTERNAL NO_BACKEND)
+# The float32 radius and its sqrt on each backend against the host, for
+# every input (tests/test_random_sqrt.c).
+kiln_conformance_test(random_sqrt SOURCES test_random_sqrt.c INTERNAL)
 
 # The random examples of the tour, run on each backend at a modest size.
 foreach(example random_weights monte_carlo_pi)

@@ -129,16 +129,19 @@ static void test_box_muller_radius(kiln_context *unused) {
     worst = fmax(worst, ulps(kiln_box_muller_radius_f32(k << 8), sqrtl(-2.0L * logl(u)), 24));
   }
   report("Box-Muller radius float32", worst, 1.0);
-  CHECK(kiln_box_muller_radius_f32(0xffffff00u) == 0.0f); /* u = 1 */
+  /* u = 1: the argument 2^-100 (never 0, for the sqrt's fast path), so 2^-50 */
+  CHECK(kiln_box_muller_radius_f32(0xffffff00u) == 0x1p-50f);
 }
 
-/* sin and cos of every angle float32 Box-Muller draws, y = fl((j 2^-23 -
- * 1/2) fl(pi/2)) for j < 2^23, and of pi/4. */
+/* sin and cos of every angle float32 Box-Muller draws, y = fl(x P - K)
+ * for x = 1 + j 2^-23, j < 2^23, P = fl(pi/2), K = fl(3/2 P), and of the
+ * largest, 2 P - K. */
 static void test_sincos_eighth(kiln_context *unused) {
   (void)unused;
   double worst_s = 0, worst_c = 0;
   for (uint32_t j = 0; j <= (1u << 23); j++) {
-    float y = (float)(((double)j / 8388608.0 - 0.5) * 1.57079637050628662109375);
+    float y = fmaf(1.0f + (float)j / 8388608.0f, 1.57079637050628662109375f,
+                   -2.35619449615478515625f);
     kiln_sincos_f32 r = kiln_sincos_eighth_f32(y);
     long double s = sinl(y), c = cosl(y);
     worst_s = fmax(worst_s, ulps(r.s, s, 24) * fabsl(s) / fmaxl(fabsl(s), fabsl(c)));
@@ -163,7 +166,10 @@ static void test_box_muller_pair(kiln_context *unused) {
     kiln_sincos_f32 z = kiln_box_muller_f32(a, b);
     long double u = (long double)((a >> 8) + 1) / 16777216.0L;
     long double want_r = sqrtl(-2.0L * logl(u));
-    long double angle = ((long double)(b >> 9) / 8388608.0L - 0.5L) * pi / 2;
+    /* x P - K exactly: turned from (j 2^-23 - 1/2) pi/2 by P's and K's
+     * roundings, every arc alike */
+    long double angle = (1.0L + (long double)(b >> 9) / 8388608.0L) *
+                            1.57079637050628662109375L - 2.35619449615478515625L;
     if (b & 0x100u) angle += pi / 2; /* a quarter turn */
     if (a & 1u) angle += pi;         /* a half turn */
     long double got_r = hypotl(z.c, z.s);

@@ -107,7 +107,7 @@ static void append_store(const kiln_random_draw *d, const kiln_ew_signature *sig
  * element o0 is 16-byte aligned): a warp then writes whole sectors, where
  * 4 scalar stores per work-item would each touch every sector. */
 static void append_vector_store(const kiln_random_draw *d, int per_block, const char *store,
-                                kiln_strbuf *out) {
+                                const char *destination, kiln_strbuf *out) {
   static const char lanes[] = "xyzw";
   const char *type = block_vector_type(d);
   if (!type) return; /* callers ask only for types that have one */
@@ -115,8 +115,45 @@ static void append_vector_store(const kiln_random_draw *d, int per_block, const 
   for (int k = 0; k < per_block; k++)
     kiln_strbuf_appendf(out, "      { %s v = values.v[%d]; vector.%c = %s; }\n",
                         kiln_random_value_type(d), k, lanes[k], store);
-  kiln_strbuf_appendf(out, "      *(KILN_GLOBAL %s *)(p0 + o0 + g * %d) = vector;\n", type,
-                      per_block);
+  kiln_strbuf_appendf(out, "      %s = vector;\n", destination);
+}
+
+/* The vector kernel (contiguous output, 16-byte aligned) draws whole
+ * blocks only, at most KILN_RANDOM_VECTOR_BLOCKS per launch
+ * (kiln_random_fill_device sends a last partial block to the scalar
+ * kernel). On GPUs its loop then needs a 32-bit index and no bound test,
+ * offset or 64-bit arithmetic: 5 instructions of loop and store per block
+ * beside Philox and the transform, where the general loop spends about 20
+ * (docs/random.md, "Speed"); one draw site also lets the compiler keep
+ * Philox's key schedule in uniform registers (28 registers, not 48). The
+ * store's byte offset j * 16 is a 32-bit product (blocks < 2^28): one
+ * instruction fewer than indexing. */
+#define KILN_RANDOM_VECTOR_BLOCKS ((int64_t)1 << 28)
+
+static void append_vector_body(const kiln_random_draw *d, int per_block, const char *block,
+                               const char *store, kiln_strbuf *out) {
+  const char *type = block_vector_type(d);
+  if (!type) return; /* callers ask only for types that have one */
+  kiln_strbuf_append(out, "#ifndef KILN_DEVICE_IS_CPU\n");
+  kiln_strbuf_append(out, "  uint32_t count = (uint32_t)(n - base); /* <= 2^28 */\n");
+  kiln_strbuf_append(out, "  uint32_t step = (uint32_t)kiln_global_size(0);\n");
+  kiln_strbuf_appendf(out, "  KILN_GLOBAL %s *blocks = (KILN_GLOBAL %s *)(p0 + o0 + base * %d);\n",
+                      type, type, per_block);
+  kiln_strbuf_append(out, "  uint64_t first = s2 + (uint64_t)base;\n");
+  kiln_strbuf_append(out, "  for (uint32_t j = (uint32_t)kiln_global_id(0); j < count; j += step) {\n");
+  kiln_strbuf_appendf(out, "    uint64_t block = first + j;\n    %s\n", block);
+  char element[160];
+  snprintf(element, sizeof element, "*(KILN_GLOBAL %s *)((KILN_GLOBAL char *)blocks + (j * 16u))",
+           type);
+  append_vector_store(d, per_block, store, element, out);
+  kiln_strbuf_append(out, "  }\n  (void)total;\n#else\n");
+  kiln_strbuf_append(out, "  (void)total;\n  KILN_ELEMENTS_BEGIN(g, base, n)\n");
+  kiln_strbuf_appendf(out, "    uint64_t block = s2 + (uint64_t)g;\n    %s\n", block);
+  char destination[128];
+  snprintf(destination, sizeof destination, "*(KILN_GLOBAL %s *)(p0 + o0 + g * %d)", type,
+           per_block);
+  append_vector_store(d, per_block, store, destination, out);
+  kiln_strbuf_append(out, "  KILN_ELEMENTS_END\n#endif\n}\n");
 }
 
 static void random_source(const kiln_random_draw *d, int ndim, int vector, kiln_strbuf *out) {
@@ -130,13 +167,16 @@ static void random_source(const kiln_random_draw *d, int ndim, int vector, kiln_
   if (vector) strcat(name, "_vector");
   kiln_ew_append_parameters(&sig, ndim, name, out);
   kiln_strbuf_append(out, ",\n    int64_t total) {\n");
+  if (vector) {
+    append_vector_body(d, per_block, block, store, out);
+    return;
+  }
   kiln_strbuf_append(out, "  KILN_ELEMENTS_BEGIN(g, base, n)\n");
   kiln_strbuf_appendf(out, "    uint64_t block = s2 + (uint64_t)g;\n    %s\n", block);
   /* every block but the last is whole: its stores need no bound test,
    * which lets CPU compilers vectorise them (measured 1.5x on PoCL) */
   kiln_strbuf_appendf(out, "    if (g * %d + %d <= total) {\n", per_block, per_block);
-  if (vector) append_vector_store(d, per_block, store, out);
-  else append_store(d, &sig, ndim, per_block, 0, store, out);
+  append_store(d, &sig, ndim, per_block, 0, store, out);
   kiln_strbuf_append(out, "    } else {\n");
   append_store(d, &sig, ndim, per_block, 1, store, out);
   kiln_strbuf_append(out, "    }\n");
@@ -149,28 +189,23 @@ static kiln_status random_generate(void *data, kiln_strbuf *source) {
   return KILN_OK;
 }
 
-kiln_status kiln_random_fill_device(const kiln_random_draw *d, kiln_array *out,
-                                    kiln_stream *stream) {
-  kiln_context *ctx = out->buffer->ctx;
+/* One launch of the fill kernel (vector or not) over `total` elements of
+ * layout from block `position`. */
+static kiln_status launch_fill(const kiln_random_draw *d, kiln_context *ctx, kiln_stream *stream,
+                               kiln_ew_layout *layout, int vector, uint64_t position,
+                               int64_t total) {
   kiln_ew_signature sig;
   fill_signature(d, &sig);
-  const kiln_array *operands[1] = {out};
-  kiln_ew_layout layout;
-  KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(1, operands, &layout));
-  if (layout.n == 0) return KILN_OK;
   int64_t per_block = kiln_random_values_per_block(d);
-  int vector = layout.ndim == 0 && block_vector_type(d) && layout.offsets[0] % per_block == 0;
   char name[96], key[128];
   kernel_name(d, name, sizeof name);
   if (vector) strcat(name, "_vector");
-  int length = snprintf(key, sizeof key, "\1random|%s|%d", name, layout.ndim);
-  random_request request = {d, layout.ndim, vector};
+  int length = snprintf(key, sizeof key, "\1random|%s|%d", name, layout->ndim);
+  random_request request = {d, layout->ndim, vector};
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_program_get_keyed(ctx, key, (size_t)length, NULL, name,
                                               random_generate, &request, &program));
-  KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream(out->buffer, stream));
-  int64_t total = layout.n;
-  layout.n = (total + per_block - 1) / per_block; /* work-items: one per block */
+  layout->n = (total + per_block - 1) / per_block; /* work-items: one per block */
   float a32 = (float)d->a, b32 = (float)d->b;
   const void *parameters[2] = {&d->a, &d->b};
   if (parameter_dtype(d) == KILN_FLOAT32) {
@@ -180,8 +215,34 @@ kiln_status kiln_random_fill_device(const kiln_random_draw *d, kiln_array *out,
     parameters[0] = &d->low;
     parameters[1] = &d->range;
   }
-  const void *scalars[5] = {&d->seed, &d->stream, &d->position, parameters[0], parameters[1]};
-  return kiln_ew_launch_extra(ctx, stream, program, &sig, &layout, scalars, 1, &total);
+  const void *scalars[5] = {&d->seed, &d->stream, &position, parameters[0], parameters[1]};
+  return kiln_ew_launch_extra(ctx, stream, program, &sig, layout, scalars, 1, &total);
+}
+
+kiln_status kiln_random_fill_device(const kiln_random_draw *d, kiln_array *out,
+                                    kiln_stream *stream) {
+  kiln_context *ctx = out->buffer->ctx;
+  const kiln_array *operands[1] = {out};
+  kiln_ew_layout layout;
+  KILN_RETURN_IF_ERROR(kiln_ew_layout_plan(1, operands, &layout));
+  if (layout.n == 0) return KILN_OK;
+  KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream(out->buffer, stream));
+  int64_t per_block = kiln_random_values_per_block(d), total = layout.n;
+  int vector = layout.ndim == 0 && block_vector_type(d) && layout.offsets[0] % per_block == 0;
+  if (!vector) return launch_fill(d, ctx, stream, &layout, 0, d->position, total);
+  /* whole blocks by the vector kernel, a last partial one by the scalar */
+  int64_t whole = total / per_block, offset = layout.offsets[0];
+  for (int64_t done = 0; done < whole; done += KILN_RANDOM_VECTOR_BLOCKS) {
+    int64_t blocks = whole - done < KILN_RANDOM_VECTOR_BLOCKS ? whole - done
+                                                              : KILN_RANDOM_VECTOR_BLOCKS;
+    layout.offsets[0] = offset + done * per_block;
+    KILN_RETURN_IF_ERROR(launch_fill(d, ctx, stream, &layout, 1, d->position + (uint64_t)done,
+                                     blocks * per_block));
+  }
+  if (total == whole * per_block) return KILN_OK;
+  layout.offsets[0] = offset + whole * per_block;
+  return launch_fill(d, ctx, stream, &layout, 0, d->position + (uint64_t)whole,
+                     total - whole * per_block);
 }
 
 kiln_status kiln_random_catalog_add(kiln_catalog *catalog) {
