@@ -48,11 +48,14 @@ struct kiln_ufunc_cache_entry {
 typedef struct call_cache {
   int busy; /* a call of this thread is using an entry (no re-entry) */
   unsigned next;
+  uint64_t hits; /* kiln_ufunc_cache_hits */
   kiln_ufunc_cache_entry entries[CACHE_ENTRIES];
 } call_cache;
 
 static _Thread_local call_cache cache;
 static atomic_uint_fast64_t last_ufunc_id;
+
+uint64_t kiln_ufunc_cache_hits(void) { return cache.hits; }
 
 uint64_t kiln_ufunc_cache_new_id(void) { return atomic_fetch_add(&last_ufunc_id, 1) + 1; }
 
@@ -120,6 +123,7 @@ int kiln_ufunc_cache_call(kiln_ufunc *u, const kiln_operand *inputs,
   kiln_ufunc_cache_entry *entry = find(c, u, inputs, outputs);
   if (!entry) return 0;
   if (!bind(u, entry, inputs, outputs)) return 0;
+  c->hits++;
   *status = KILN_OK;
   if (entry->empty) return 1;
   c->busy = 1;

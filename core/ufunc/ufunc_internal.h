@@ -275,6 +275,9 @@ void kiln_ufunc_set_recorder(kiln_ufunc_recorder recorder);
 
 typedef struct kiln_ufunc_cache_entry kiln_ufunc_cache_entry;
 
+/* Tests: the calls of this thread the cache ran. */
+uint64_t kiln_ufunc_cache_hits(void);
+
 /* A new ufunc's id: unique in the process, never 0. */
 uint64_t kiln_ufunc_cache_new_id(void);
 
