@@ -47,7 +47,8 @@ struct kiln_ufunc_cache_entry {
 
 typedef struct call_cache {
   int busy; /* a call of this thread is using an entry (no re-entry) */
-  unsigned next;
+  unsigned next; /* the entry the next full-path call fills */
+  unsigned last; /* the entry hit or filled last */
   uint64_t hits; /* kiln_ufunc_cache_hits */
   kiln_ufunc_cache_entry entries[CACHE_ENTRIES];
 } call_cache;
@@ -81,37 +82,40 @@ static int same_operand(const cache_operand *c, const kiln_operand *o) {
   return 1;
 }
 
+static int matches(const kiln_ufunc_cache_entry *entry, const kiln_ufunc *u,
+                   const kiln_operand *inputs, const kiln_operand *outputs) {
+  if (entry->ufunc_id != u->id) return 0;
+  const cache_operand *c = entry->operands;
+  for (int j = 0; j < u->nin; j++)
+    if (!same_operand(&c[j], &inputs[j])) return 0;
+  for (int k = 0; k < u->nout; k++)
+    if (!same_operand(&c[u->nin + k], &outputs[k])) return 0;
+  return 1;
+}
+
+/* The entry for this call: the last one hit first (a loop calling one
+ * ufunc on one shape finds it at once). */
 static kiln_ufunc_cache_entry *find(call_cache *c, const kiln_ufunc *u,
                                     const kiln_operand *inputs, const kiln_operand *outputs) {
-  int n = u->nin + u->nout;
-  for (int e = 0; e < CACHE_ENTRIES; e++) {
-    kiln_ufunc_cache_entry *entry = &c->entries[e];
-    if (entry->ufunc_id != u->id) continue;
-    int j = 0;
-    while (j < n && same_operand(&entry->operands[j], operand_at(u, inputs, outputs, j))) j++;
-    if (j == n) return entry;
+  if (matches(&c->entries[c->last], u, inputs, outputs)) return &c->entries[c->last];
+  for (unsigned e = 0; e < CACHE_ENTRIES; e++) {
+    if (e == c->last || !matches(&c->entries[e], u, inputs, outputs)) continue;
+    c->last = e;
+    return &c->entries[e];
   }
   return NULL;
 }
 
-/* Sets the launch's per-call parts; 0 when this call needs the full path
- * (an operand of another context, an offset inside an element, a scalar
- * the full path would refuse or dispatch differently). */
-static int bind(kiln_ufunc *u, kiln_ufunc_cache_entry *entry, const kiln_operand *inputs,
-                const kiln_operand *outputs) {
-  for (int j = 0; j < entry->noperands; j++) {
-    const cache_operand *c = &entry->operands[j];
-    const kiln_operand *o = operand_at(u, inputs, outputs, j);
-    if (c->kind == KILN_OPERAND_ARRAY) {
-      const kiln_array *a = o->value.array;
-      if (a->buffer->ctx != u->ctx || (a->offset & (((int64_t)1 << c->shift) - 1))) return 0;
-      kiln_ew_prepared_operand(&entry->launch, c->slot, a->buffer->handle,
-                               a->offset >> c->shift);
-    } else if (kiln_ufunc_convert_scalar(u, j, o, c->to, entry->launch.scalars[c->slot]) !=
-               KILN_OK) {
-      return 0; /* the full path says why, or dispatches it by value */
-    }
-  }
+/* Sets operand o's per-call parts of the launch; 0 when this call needs the
+ * full path (an array of another context, an offset inside an element, a
+ * scalar the full path would refuse). */
+static int bind(kiln_ufunc *u, int j, const cache_operand *c, const kiln_operand *o,
+                kiln_ew_prepared *launch) {
+  if (c->kind != KILN_OPERAND_ARRAY)
+    return kiln_ufunc_convert_scalar(u, j, o, c->to, launch->scalars[c->slot]) == KILN_OK;
+  const kiln_array *a = o->value.array;
+  if (a->buffer->ctx != u->ctx || (a->offset & (((int64_t)1 << c->shift) - 1))) return 0;
+  kiln_ew_prepared_operand(launch, c->slot, a->buffer->handle, a->offset >> c->shift);
   return 1;
 }
 
@@ -119,10 +123,14 @@ int kiln_ufunc_cache_call(kiln_ufunc *u, const kiln_operand *inputs,
                           const kiln_operand *outputs, kiln_stream *stream,
                           kiln_status *status) {
   call_cache *c = &cache;
-  if (c->busy || u->nin + u->nout > KILN_EW_PREPARED_OPERANDS) return 0;
+  if (c->busy) return 0;
   kiln_ufunc_cache_entry *entry = find(c, u, inputs, outputs);
   if (!entry) return 0;
-  if (!bind(u, entry, inputs, outputs)) return 0;
+  for (int j = 0; j < u->nin; j++)
+    if (!bind(u, j, &entry->operands[j], &inputs[j], &entry->launch)) return 0;
+  for (int k = 0; k < u->nout; k++)
+    if (!bind(u, u->nin + k, &entry->operands[u->nin + k], &outputs[k], &entry->launch))
+      return 0;
   c->hits++;
   *status = KILN_OK;
   if (entry->empty) return 1;
@@ -195,5 +203,6 @@ void kiln_ufunc_cache_store(kiln_ufunc *u, kiln_ufunc_cache_entry *entry, int pr
   c->busy = 0;
   if (!prepared) return;
   entry->ufunc_id = u->id;
+  c->last = (unsigned)(entry - c->entries);
   c->next = (c->next + 1) % CACHE_ENTRIES;
 }
