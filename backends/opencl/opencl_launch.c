@@ -6,6 +6,7 @@
  * command holds its own reference until it has run. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_status.h"
@@ -88,7 +89,11 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
                                const kiln_backend_launch *launch, int nargs,
                                const kiln_backend_arg *args) {
   kiln_status status = KILN_OK;
-  cl_mem *mems = NULL, *views = NULL;
+  /* the arguments' cl_mem and sub-buffers: on the stack for usual counts,
+   * so a launch allocates nothing */
+  enum { ARGS_ON_STACK = 32 };
+  cl_mem mems_on_stack[ARGS_ON_STACK], views_on_stack[ARGS_ON_STACK];
+  cl_mem *mems = mems_on_stack, *views = views_on_stack;
   size_t global[3], local[3];
   int locked = 0;
   KILN_CHECK_ARG(device);
@@ -104,7 +109,7 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
   KILN_RETURN_IF_ERROR(check_geometry(function, launch, global, local));
   cl_command_queue queue = kiln_opencl_stream_or_default(device, stream)->queue;
 
-  if (nargs > 0) {
+  if (nargs > ARGS_ON_STACK) {
     mems = calloc((size_t)nargs, sizeof *mems);
     views = calloc((size_t)nargs, sizeof *views);
     if (!mems || !views) {
@@ -112,6 +117,8 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
                               "opencl: out of host memory launching kernel \"%s\"", function->name);
       goto cleanup;
     }
+  } else if (nargs > 0) {
+    memset(views, 0, (size_t)nargs * sizeof *views);
   }
   for (int i = 0; i < nargs; i++) {
     const kiln_backend_arg *arg = &args[i];
@@ -176,7 +183,7 @@ cleanup:
   if (views)
     for (int i = 0; i < nargs; i++)
       if (views[i]) cl->clReleaseMemObject(views[i]);
-  free(views);
-  free(mems);
+  if (views != views_on_stack) free(views);
+  if (mems != mems_on_stack) free(mems);
   return status;
 }
