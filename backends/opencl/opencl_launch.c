@@ -150,33 +150,44 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
 
   pthread_mutex_lock(&function->lock);
   locked = 1;
+  /* the message is formatted only on failure: every launch sets each
+   * argument */
   for (int i = 0; i < nargs; i++) {
     const kiln_backend_arg *arg = &args[i];
     cl_uint index = (cl_uint)i;
+    cl_int code;
     if (arg->kind == KILN_BACKEND_ARG_BUFFER)
-      status = KILN_CL_CALL(cl, clSetKernelArg, (function->kernel, index, sizeof(cl_mem), &mems[i]),
-                            "setting argument %d (a buffer) of kernel \"%s\"", i, function->name);
+      code = cl->clSetKernelArg(function->kernel, index, sizeof(cl_mem), &mems[i]);
     else if (arg->kind == KILN_BACKEND_ARG_SCALAR)
-      status = KILN_CL_CALL(cl, clSetKernelArg, (function->kernel, index, arg->size, arg->value),
-                            "setting argument %d (a scalar of %zu bytes) of kernel \"%s\"", i,
-                            arg->size, function->name);
+      code = cl->clSetKernelArg(function->kernel, index, arg->size, arg->value);
     else
-      status = KILN_CL_CALL(cl, clSetKernelArg, (function->kernel, index, arg->local_bytes, NULL),
-                            "setting argument %d (%zu bytes of local memory) of kernel \"%s\"", i,
-                            arg->local_bytes, function->name);
-    if (status != KILN_OK) goto cleanup;
+      code = cl->clSetKernelArg(function->kernel, index, arg->local_bytes, NULL);
+    if (code == CL_SUCCESS) continue;
+    if (arg->kind == KILN_BACKEND_ARG_BUFFER)
+      status = KILN_CL_STATUS(code, clSetKernelArg,
+                              "setting argument %d (a buffer) of kernel \"%s\"", i, function->name);
+    else if (arg->kind == KILN_BACKEND_ARG_SCALAR)
+      status = KILN_CL_STATUS(code, clSetKernelArg,
+                              "setting argument %d (a scalar of %zu bytes) of kernel \"%s\"", i,
+                              arg->size, function->name);
+    else
+      status = KILN_CL_STATUS(code, clSetKernelArg,
+                              "setting argument %d (%zu bytes of local memory) of kernel \"%s\"",
+                              i, arg->local_bytes, function->name);
+    goto cleanup;
   }
-  status = KILN_CL_CALL(cl, clEnqueueNDRangeKernel,
-                        (queue, function->kernel, (cl_uint)launch->work_dim, NULL, global, local,
-                         0, NULL, NULL),
-                        "launching kernel \"%s\" with global size %zu x %zu x %zu and local size "
-                        "%zu x %zu x %zu",
-                        function->name, global[0], global[1], global[2], local[0], local[1],
-                        local[2]);
+  cl_int code = cl->clEnqueueNDRangeKernel(queue, function->kernel, (cl_uint)launch->work_dim,
+                                           NULL, global, local, 0, NULL, NULL);
+  if (code != CL_SUCCESS)
+    status = KILN_CL_STATUS(code, clEnqueueNDRangeKernel,
+                            "launching kernel \"%s\" with global size %zu x %zu x %zu and local "
+                            "size %zu x %zu x %zu",
+                            function->name, global[0], global[1], global[2], local[0], local[1],
+                            local[2]);
   pthread_mutex_unlock(&function->lock);
   locked = 0;
-  if (status == KILN_OK)
-    status = KILN_CL_CALL(cl, clFlush, (queue), "submitting kernel \"%s\"", function->name);
+  if (status == KILN_OK && (code = cl->clFlush(queue)) != CL_SUCCESS)
+    status = KILN_CL_STATUS(code, clFlush, "submitting kernel \"%s\"", function->name);
 
 cleanup:
   if (locked) pthread_mutex_unlock(&function->lock);
