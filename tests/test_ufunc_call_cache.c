@@ -60,6 +60,14 @@ static kiln_array *slice1(const kiln_array *base, int64_t start, int64_t stop, i
   return v;
 }
 
+/* x, y and out: whole arrays of n elements. */
+static void plain(kiln_context *ctx, call *c, kiln_dtype x, kiln_dtype y, kiln_dtype out,
+                  int64_t n) {
+  c->base[0] = random_array(ctx, x, 1, &n, -50, 50);
+  c->base[1] = random_array(ctx, y, 1, &n, -1, 1);
+  c->base[2] = nan_array(ctx, out, 1, &n);
+}
+
 /* Case `which` of round r: fresh arrays (so fresh buffers) of random values,
  * offsets that move with r, a new scalar value. */
 static void build(kiln_context *ctx, int which, int r, call *c) {
@@ -71,14 +79,10 @@ static void build(kiln_context *ctx, int which, int r, call *c) {
   kiln_dtype f32 = KILN_FLOAT32, f64 = KILN_FLOAT64;
   switch (which) {
     case 0:
-      c->base[0] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[1] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[2] = nan_array(ctx, f32, 1, &n64);
+      plain(ctx, c, f32, f32, f32, n64);
       break;
     case 1:
-      c->base[0] = random_array(ctx, f32, 1, &nbase, -1, 1);
-      c->base[1] = random_array(ctx, f32, 1, &nbase, -1, 1);
-      c->base[2] = nan_array(ctx, f32, 1, &nbase);
+      plain(ctx, c, f32, f32, f32, nbase);
       c->view[0] = slice1(c->base[0], r % 7, r % 7 + 64, 1);
       c->view[1] = slice1(c->base[1], 2 * r % 9, 2 * r % 9 + 64, 1);
       c->view[2] = slice1(c->base[2], 3 * r % 11, 3 * r % 11 + 64, 1);
@@ -109,47 +113,33 @@ static void build(kiln_context *ctx, int which, int r, call *c) {
       break;
     }
     case 5:
-      c->base[0] = random_array(ctx, f64, 1, &n64, -1, 1);
-      c->base[1] = random_array(ctx, f64, 1, &n64, -1, 1);
-      c->base[2] = nan_array(ctx, f64, 1, &n64);
+      plain(ctx, c, f64, f64, f64, n64);
       c->wide = 1;
       break;
     case 6:
-      c->base[0] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[1] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[2] = nan_array(ctx, f64, 1, &n64);
+      plain(ctx, c, f32, f32, f64, n64);
       break;
     case 7:
-      c->base[0] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[1] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[2] = nan_array(ctx, f32, 1, &n64);
+      plain(ctx, c, f32, f32, f32, n64);
       c->a = kiln_operand_float64(c->a_value);
       c->wide = 1;
       break;
     case 8:
-      c->base[0] = random_array(ctx, KILN_INT32, 1, &n64, -50, 50);
-      c->base[1] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[2] = nan_array(ctx, f32, 1, &n64);
+      plain(ctx, c, KILN_INT32, f32, f32, n64);
       c->wide = 1; /* int32 casts safely to float64 only */
       break;
     case 11:
-      c->base[0] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[1] = random_array(ctx, f32, 1, &n64, -1, 1);
-      c->base[2] = nan_array(ctx, f32, 1, &n64);
+      plain(ctx, c, f32, f32, f32, n64);
       c->a_value = (float)c->a_value;
       c->a = kiln_operand_float32((float)c->a_value);
       break;
     case 10: {
       int64_t n61 = 61;
-      c->base[0] = random_array(ctx, f32, 1, &n61, -1, 1);
-      c->base[1] = random_array(ctx, f32, 1, &n61, -1, 1);
-      c->base[2] = nan_array(ctx, f32, 1, &n61);
+      plain(ctx, c, f32, f32, f32, n61);
       break;
     }
     default:
-      c->base[0] = random_array(ctx, f32, 1, &empty, -1, 1);
-      c->base[1] = random_array(ctx, f32, 1, &empty, -1, 1);
-      c->base[2] = nan_array(ctx, f32, 1, &empty);
+      plain(ctx, c, f32, f32, f32, empty);
       break;
   }
   for (int k = 0; k < 3; k++)
