@@ -9,7 +9,8 @@
  * the elements of an output's base outside its view must stay untouched.
  * Also: a new ufunc (perhaps at a freed one's address) never finds the old
  * one's launch; bad input after a cached call still gets its status and
- * message; threads and streams. */
+ * message; fusion scopes record what the cache would run; threads and
+ * streams. */
 #include <pthread.h>
 
 #include "core/ufunc/ufunc_internal.h"
@@ -390,6 +391,38 @@ static void test_streams(kiln_context *ctx) {
   kiln_ufunc_release(u);
 }
 
+/* Inside a fusion scope the recorder takes the calls (the cache would run
+ * them at once); outside it, repeat calls come from the cache again. */
+static void test_fusion_scope(kiln_context *ctx) {
+  kiln_ufunc *u = make_axpy(ctx);
+  call c;
+  build(ctx, 0, 0, &c);
+  kiln_operand in[3] = {kiln_operand_array(c.view[0]), kiln_operand_array(c.view[1]), c.a};
+  kiln_operand out[1] = {kiln_operand_array(c.view[2])};
+  char why[256] = "";
+  CHECK_OK(kiln_ufunc_call(u, 3, in, 1, out, NULL));
+  CHECK_OK(kiln_ufunc_call(u, 3, in, 1, out, NULL));
+  const char *fusion = getenv("KILN_FUSION");
+  int fusing = !(fusion && strcmp(fusion, "0") == 0);
+  REQUIRE_OK(kiln_fusion_begin(ctx, NULL));
+  c.a_value = 1.75;
+  in[2] = c.a = kiln_operand_float(c.a_value);
+  uint64_t before = kiln_ufunc_cache_hits();
+  CHECK_OK(kiln_ufunc_call(u, 3, in, 1, out, NULL));
+  CHECK_MSG(!fusing || kiln_ufunc_cache_hits() == before,
+            "a call in a fusion scope ran from the cache");
+  CHECK_OK(kiln_fusion_end(ctx, NULL));
+  CHECK_MSG(check_call(&c, why, sizeof why), "in the scope: %s", why);
+  c.a_value = 0.625;
+  in[2] = c.a = kiln_operand_float(c.a_value);
+  before = kiln_ufunc_cache_hits();
+  CHECK_OK(kiln_ufunc_call(u, 3, in, 1, out, NULL));
+  CHECK_MSG(kiln_ufunc_cache_hits() == before + 1, "after the scope: not from the cache");
+  CHECK_MSG(check_call(&c, why, sizeof why), "after the scope: %s", why);
+  release_call(&c);
+  kiln_ufunc_release(u);
+}
+
 typedef struct worker {
   kiln_context *ctx;
   kiln_ufunc *u;
@@ -428,6 +461,7 @@ static const harness_test tests[] = {
     {"new_ufunc_never_finds_an_old_launch", test_new_ufunc_never_finds_an_old_launch},
     {"bad_input_after_a_cached_call", test_bad_input_after_a_cached_call},
     {"streams", test_streams},
+    {"fusion_scope", test_fusion_scope},
     {"threads", test_threads},
     {0}};
 

@@ -12,8 +12,20 @@
 #include "core/ufunc/ufunc_internal.h"
 
 static _Atomic(kiln_ufunc_recorder) recorder;
+static _Atomic(kiln_ufunc_recording) recording;
 
-void kiln_ufunc_set_recorder(kiln_ufunc_recorder r) { atomic_store(&recorder, r); }
+void kiln_ufunc_set_recorder(kiln_ufunc_recorder r, kiln_ufunc_recording is_recording) {
+  atomic_store(&recording, is_recording); /* before the recorder that needs it */
+  atomic_store(&recorder, r);
+}
+
+/* Whether a recorder may take this thread's calls now (then a call needs
+ * the full plan). */
+static int may_record(void) {
+  if (!atomic_load_explicit(&recorder, memory_order_acquire)) return 0;
+  kiln_ufunc_recording is = atomic_load_explicit(&recording, memory_order_acquire);
+  return !is || is();
+}
 
 void kiln_ufunc_format_shape(int ndim, const int64_t *shape, char *out, size_t size) {
   size_t used = (size_t)snprintf(out, size, "(");
@@ -342,8 +354,7 @@ kiln_status kiln_ufunc_call(kiln_ufunc *ufunc, int nin, const kiln_operand *inpu
   KILN_CHECK_ARG(ufunc);
   kiln_status status;
   /* a repeat call (ufunc_call_cache.c); a recorder needs the full plan */
-  if (nin == ufunc->nin && nout == ufunc->nout && inputs && outputs &&
-      !atomic_load_explicit(&recorder, memory_order_acquire) &&
+  if (nin == ufunc->nin && nout == ufunc->nout && inputs && outputs && !may_record() &&
       kiln_ufunc_cache_call(ufunc, inputs, outputs, stream, &status))
     return status;
   if (nout == ufunc->nout) kiln_ufunc_clear_new_outputs(nout, outputs, 0);

@@ -269,7 +269,11 @@ void kiln_ufunc_staging_free(kiln_context *ctx, kiln_ufunc_staging *staging);
  * (*status is then the call's result), 0 when the call runs now. */
 typedef int (*kiln_ufunc_recorder)(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
                                    kiln_stream *stream, kiln_status *status);
-void kiln_ufunc_set_recorder(kiln_ufunc_recorder recorder);
+/* Whether the recorder could take a call of this thread now (a cheap test,
+ * no plan needed); when it says no, a repeat call runs from the repeat-call
+ * cache, which builds no plan. NULL: always ask the recorder. */
+typedef int (*kiln_ufunc_recording)(void);
+void kiln_ufunc_set_recorder(kiln_ufunc_recorder recorder, kiln_ufunc_recording recording);
 
 /* ---- the repeat-call cache (ufunc_call_cache.c) ------------------------------ */
 
