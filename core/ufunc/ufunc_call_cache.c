@@ -170,6 +170,9 @@ kiln_ufunc_cache_entry *kiln_ufunc_cache_claim(kiln_ufunc *u, const kiln_operand
   entry->ufunc_id = 0; /* until kiln_ufunc_cache_store */
   entry->noperands = n;
   entry->empty = plan->size == 0;
+  /* an empty call never launches, but its binding still writes operands
+   * into the launch: slots that index nothing stale */
+  if (entry->empty) memset(&entry->launch, 0, sizeof entry->launch);
   int arrays = 0;
   for (int j = 0; j < n; j++) {
     const kiln_operand *o = operand_at(u, inputs, outputs, j);
