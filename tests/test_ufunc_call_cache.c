@@ -215,8 +215,12 @@ static kiln_ufunc *make_axpy(kiln_context *ctx) {
  * checks; 0 with a reason in why. */
 static int run_case(kiln_context *ctx, kiln_ufunc *u, int which, int r, int times,
                     kiln_stream *stream, char *why, size_t size) {
+  /* the harness's random numbers are one sequence for all threads */
+  static pthread_mutex_t random_lock = PTHREAD_MUTEX_INITIALIZER;
   call c;
+  pthread_mutex_lock(&random_lock);
   build(ctx, which, r, &c);
+  pthread_mutex_unlock(&random_lock);
   kiln_operand in[3] = {kiln_operand_array(c.view[0]), kiln_operand_array(c.view[1]), c.a};
   kiln_operand out[1] = {kiln_operand_array(c.view[2])};
   int ok = 1;
