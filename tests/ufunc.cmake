@@ -22,3 +22,7 @@ foreach(example gaussian_pdf polar_distance zero_suppress hidden_layer cartesian
   endforeach()
 endforeach()
 kiln_conformance_test(ufunc_numpy SOURCES test_ufunc_numpy.c)
+# The repeat-call cache (core/ufunc/ufunc_call_cache.c): interleaved keys,
+# shared keys with other buffers, offsets and scalars, against host
+# references (issue 29).
+kiln_conformance_test(ufunc_call_cache SOURCES test_ufunc_call_cache.c INTERNAL)

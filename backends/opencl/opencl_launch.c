@@ -6,6 +6,7 @@
  * command holds its own reference until it has run. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_status.h"
@@ -88,7 +89,11 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
                                const kiln_backend_launch *launch, int nargs,
                                const kiln_backend_arg *args) {
   kiln_status status = KILN_OK;
-  cl_mem *mems = NULL, *views = NULL;
+  /* the arguments' cl_mem and sub-buffers: on the stack for usual counts,
+   * so a launch allocates nothing */
+  enum { ARGS_ON_STACK = 32 };
+  cl_mem mems_on_stack[ARGS_ON_STACK], views_on_stack[ARGS_ON_STACK];
+  cl_mem *mems = mems_on_stack, *views = views_on_stack;
   size_t global[3], local[3];
   int locked = 0;
   KILN_CHECK_ARG(device);
@@ -104,7 +109,7 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
   KILN_RETURN_IF_ERROR(check_geometry(function, launch, global, local));
   cl_command_queue queue = kiln_opencl_stream_or_default(device, stream)->queue;
 
-  if (nargs > 0) {
+  if (nargs > ARGS_ON_STACK) {
     mems = calloc((size_t)nargs, sizeof *mems);
     views = calloc((size_t)nargs, sizeof *views);
     if (!mems || !views) {
@@ -112,6 +117,8 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
                               "opencl: out of host memory launching kernel \"%s\"", function->name);
       goto cleanup;
     }
+  } else if (nargs > 0) {
+    memset(views, 0, (size_t)nargs * sizeof *views);
   }
   for (int i = 0; i < nargs; i++) {
     const kiln_backend_arg *arg = &args[i];
@@ -143,40 +150,51 @@ kiln_status kiln_opencl_launch(kiln_backend_device *device, kiln_backend_stream 
 
   pthread_mutex_lock(&function->lock);
   locked = 1;
+  /* the message is formatted only on failure: every launch sets each
+   * argument */
   for (int i = 0; i < nargs; i++) {
     const kiln_backend_arg *arg = &args[i];
     cl_uint index = (cl_uint)i;
+    cl_int code;
     if (arg->kind == KILN_BACKEND_ARG_BUFFER)
-      status = KILN_CL_CALL(cl, clSetKernelArg, (function->kernel, index, sizeof(cl_mem), &mems[i]),
-                            "setting argument %d (a buffer) of kernel \"%s\"", i, function->name);
+      code = cl->clSetKernelArg(function->kernel, index, sizeof(cl_mem), &mems[i]);
     else if (arg->kind == KILN_BACKEND_ARG_SCALAR)
-      status = KILN_CL_CALL(cl, clSetKernelArg, (function->kernel, index, arg->size, arg->value),
-                            "setting argument %d (a scalar of %zu bytes) of kernel \"%s\"", i,
-                            arg->size, function->name);
+      code = cl->clSetKernelArg(function->kernel, index, arg->size, arg->value);
     else
-      status = KILN_CL_CALL(cl, clSetKernelArg, (function->kernel, index, arg->local_bytes, NULL),
-                            "setting argument %d (%zu bytes of local memory) of kernel \"%s\"", i,
-                            arg->local_bytes, function->name);
-    if (status != KILN_OK) goto cleanup;
+      code = cl->clSetKernelArg(function->kernel, index, arg->local_bytes, NULL);
+    if (code == CL_SUCCESS) continue;
+    if (arg->kind == KILN_BACKEND_ARG_BUFFER)
+      status = KILN_CL_STATUS(code, clSetKernelArg,
+                              "setting argument %d (a buffer) of kernel \"%s\"", i, function->name);
+    else if (arg->kind == KILN_BACKEND_ARG_SCALAR)
+      status = KILN_CL_STATUS(code, clSetKernelArg,
+                              "setting argument %d (a scalar of %zu bytes) of kernel \"%s\"", i,
+                              arg->size, function->name);
+    else
+      status = KILN_CL_STATUS(code, clSetKernelArg,
+                              "setting argument %d (%zu bytes of local memory) of kernel \"%s\"",
+                              i, arg->local_bytes, function->name);
+    goto cleanup;
   }
-  status = KILN_CL_CALL(cl, clEnqueueNDRangeKernel,
-                        (queue, function->kernel, (cl_uint)launch->work_dim, NULL, global, local,
-                         0, NULL, NULL),
-                        "launching kernel \"%s\" with global size %zu x %zu x %zu and local size "
-                        "%zu x %zu x %zu",
-                        function->name, global[0], global[1], global[2], local[0], local[1],
-                        local[2]);
+  cl_int code = cl->clEnqueueNDRangeKernel(queue, function->kernel, (cl_uint)launch->work_dim,
+                                           NULL, global, local, 0, NULL, NULL);
+  if (code != CL_SUCCESS)
+    status = KILN_CL_STATUS(code, clEnqueueNDRangeKernel,
+                            "launching kernel \"%s\" with global size %zu x %zu x %zu and local "
+                            "size %zu x %zu x %zu",
+                            function->name, global[0], global[1], global[2], local[0], local[1],
+                            local[2]);
   pthread_mutex_unlock(&function->lock);
   locked = 0;
-  if (status == KILN_OK)
-    status = KILN_CL_CALL(cl, clFlush, (queue), "submitting kernel \"%s\"", function->name);
+  if (status == KILN_OK && (code = cl->clFlush(queue)) != CL_SUCCESS)
+    status = KILN_CL_STATUS(code, clFlush, "submitting kernel \"%s\"", function->name);
 
 cleanup:
   if (locked) pthread_mutex_unlock(&function->lock);
   if (views)
     for (int i = 0; i < nargs; i++)
       if (views[i]) cl->clReleaseMemObject(views[i]);
-  free(views);
-  free(mems);
+  if (views != views_on_stack) free(views);
+  if (mems != mems_on_stack) free(mems);
   return status;
 }

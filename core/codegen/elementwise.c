@@ -291,6 +291,35 @@ kiln_status kiln_ew_launch(kiln_context *ctx, kiln_stream *stream, const kiln_pr
   return kiln_ew_launch_extra(ctx, stream, program, sig, layout, scalars, 0, NULL);
 }
 
+/* Writes the arguments of an element-wise kernel (kiln_ew_append_parameters'
+ * order) into args, each scalar pointing at its value where it lies: n, the
+ * shape, per operand its buffer, element offset and strides (operand k's
+ * at strides[k * row]), then the scalars. Returns the count; *base_arg is
+ * the slot kiln_program_launch_elements fills. */
+static int put_args(const kiln_ew_signature *sig, int ndim, const int64_t *n,
+                    const int64_t *shape, kiln_backend_buffer *const *buffers,
+                    const int64_t *offsets, const int64_t *strides, int row,
+                    const void *const *scalars, kiln_backend_arg *args, int *base_arg) {
+  int count = 0;
+#define SCALAR_ARG(ptr)                                                          \
+  (args[count++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = (ptr), \
+                                      .size = sizeof(int64_t)})
+  SCALAR_ARG(n);
+  *base_arg = count++;
+  for (int d = 0; d < ndim; d++) SCALAR_ARG(&shape[d]);
+  for (int k = 0; k < sig->noperands; k++) {
+    args[count++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER,
+                                       .buffer = buffers ? buffers[k] : NULL};
+    SCALAR_ARG(&offsets[k]);
+    for (int d = 0; d < ndim; d++) SCALAR_ARG(&strides[k * row + d]);
+  }
+#undef SCALAR_ARG
+  for (int s = 0; s < sig->nscalars; s++)
+    args[count++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = scalars[s],
+                                       .size = kiln_dtype_size(sig->scalar_dtypes[s])};
+  return count;
+}
+
 kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
                                  const kiln_program *program, const kiln_ew_signature *sig,
                                  const kiln_ew_layout *layout, const void *const *scalars,
@@ -302,26 +331,42 @@ kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
     return kiln_error_set(KILN_ERROR_INTERNAL, "%d extra kernel arguments (0..%d)", nextra,
                           KILN_EW_MAX_EXTRA);
   kiln_backend_arg args[MAX_ARGS];
-  int n = 0;
-#define SCALAR_ARG(ptr)                                                         \
-  (args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = (ptr), \
-                                  .size = sizeof(int64_t)})
-  SCALAR_ARG(&layout->n);
-  int base_arg = n++; /* set by kiln_program_launch_elements */
-  for (int d = 0; d < layout->ndim; d++) SCALAR_ARG(&layout->shape[d]);
-  for (int k = 0; k < sig->noperands; k++) {
-    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_BUFFER, .buffer = layout->buffers[k]};
-    SCALAR_ARG(&layout->offsets[k]);
-    for (int d = 0; d < layout->ndim; d++) SCALAR_ARG(&layout->strides[k][d]);
-  }
-#undef SCALAR_ARG
-  for (int s = 0; s < sig->nscalars; s++)
-    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = scalars[s],
-                                   .size = kiln_dtype_size(sig->scalar_dtypes[s])};
+  int base_arg;
+  int n = put_args(sig, layout->ndim, &layout->n, layout->shape, layout->buffers,
+                   layout->offsets, &layout->strides[0][0], KILN_MAX_DIMS, scalars, args,
+                   &base_arg);
   for (int x = 0; x < nextra; x++)
     args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &extra[x],
                                    .size = sizeof(int64_t)};
   return kiln_program_launch_elements(ctx, program, stream, layout->n, n, args, base_arg);
+}
+
+int kiln_ew_prepare(kiln_context *ctx, const kiln_program *program,
+                    const kiln_ew_signature *sig, const kiln_ew_layout *layout,
+                    kiln_ew_prepared *p) {
+  if (layout->ndim > KILN_EW_PREPARED_DIMS || sig->noperands > KILN_EW_PREPARED_OPERANDS ||
+      sig->nscalars > KILN_EW_MAX_SCALARS)
+    return 0;
+  p->program = program;
+  kiln_program_elements_grid(ctx, program, layout->n, &p->grid);
+  for (int d = 0; d < layout->ndim; d++) {
+    p->shape[d] = layout->shape[d];
+    for (int k = 0; k < sig->noperands; k++) p->strides[k][d] = layout->strides[k][d];
+  }
+  const void *scalars[KILN_EW_MAX_SCALARS];
+  for (int s = 0; s < sig->nscalars; s++) scalars[s] = p->scalars[s];
+  p->nargs = put_args(sig, layout->ndim, &p->grid.n, p->shape, NULL, p->offsets,
+                      &p->strides[0][0], KILN_EW_PREPARED_DIMS, scalars, p->args,
+                      &p->base_arg);
+  p->operand_arg = 2 + layout->ndim;
+  p->operand_step = 2 + layout->ndim;
+  return 1;
+}
+
+kiln_status kiln_ew_launch_prepared(kiln_context *ctx, kiln_stream *stream,
+                                    kiln_ew_prepared *p) {
+  return kiln_program_launch_grid(ctx, p->program, stream, &p->grid, p->nargs, p->args,
+                                  p->base_arg);
 }
 
 typedef struct ew_request {

@@ -92,6 +92,48 @@ kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
                                  const kiln_ew_layout *layout, const void *const *scalars,
                                  int nextra, const int64_t *extra);
 
+/* kiln_ew_launch prepared once for a program and a layout's geometry
+ * (ndim, n, shape, strides, scalar dtypes), so that launches over operands
+ * of that geometry only set each operand's buffer and element offset (and
+ * the scalars' bytes): core/ufunc's repeat-call cache. The argument list
+ * points into the struct itself, so it is launched where it was prepared,
+ * never from a copy. Small layouts only (the limits below). */
+#define KILN_EW_PREPARED_OPERANDS 6
+#define KILN_EW_PREPARED_DIMS 4
+#define KILN_EW_PREPARED_ARGS                                                   \
+  (2 + KILN_EW_PREPARED_DIMS + KILN_EW_PREPARED_OPERANDS * (2 + KILN_EW_PREPARED_DIMS) + \
+   KILN_EW_MAX_SCALARS)
+typedef struct kiln_ew_prepared {
+  const kiln_program *program;
+  kiln_elements_grid grid;
+  int nargs, base_arg;
+  int operand_arg;  /* args[operand_arg + k * operand_step]: operand k's buffer */
+  int operand_step; /* then its offset, then its strides */
+  int64_t shape[KILN_EW_PREPARED_DIMS];
+  int64_t strides[KILN_EW_PREPARED_OPERANDS][KILN_EW_PREPARED_DIMS];
+  int64_t offsets[KILN_EW_PREPARED_OPERANDS]; /* elements; set per launch */
+  unsigned char scalars[KILN_EW_MAX_SCALARS][KILN_SCALAR_BYTES]; /* set per launch */
+  kiln_backend_arg args[KILN_EW_PREPARED_ARGS];
+} kiln_ew_prepared;
+
+/* Fills *p for launches of `program` (built for sig at layout->ndim) over
+ * the layout's geometry; returns 0 (and leaves *p unusable) when the layout
+ * or sig exceeds the limits above. */
+int kiln_ew_prepare(kiln_context *ctx, const kiln_program *program,
+                    const kiln_ew_signature *sig, const kiln_ew_layout *layout,
+                    kiln_ew_prepared *p);
+
+/* Operand k's buffer and element offset for the next launch of p. */
+static inline void kiln_ew_prepared_operand(kiln_ew_prepared *p, int k,
+                                            kiln_backend_buffer *buffer, int64_t offset) {
+  p->args[p->operand_arg + k * p->operand_step].buffer = buffer;
+  p->offsets[k] = offset;
+}
+
+/* Queues p's program with its operands and scalars as set. */
+kiln_status kiln_ew_launch_prepared(kiln_context *ctx, kiln_stream *stream,
+                                    kiln_ew_prepared *p);
+
 /* Plan + source + compile (cached by the context) + launch. */
 kiln_status kiln_ew_run(kiln_context *ctx, kiln_stream *stream, const kiln_ew_signature *sig,
                         const char *name, const char *preamble, const char *body,

@@ -251,8 +251,14 @@ static int fold(kiln_context *ctx, kiln_stream *stream, const kiln_rt_spec *spec
   return folded;
 }
 
+/* The recorder's cheap test (kiln_ufunc_set_recorder): record() takes
+ * nothing while no scope is open or this thread runs a group. */
+static int recording(void) {
+  return atomic_load_explicit(&open_scopes, memory_order_acquire) != 0 && !running;
+}
+
 static void install_hooks(void) {
-  kiln_ufunc_set_recorder(record);
+  kiln_ufunc_set_recorder(record, recording);
   kiln_stream_set_barrier(barrier);
   kiln_rt_set_folder(fold);
 }

@@ -317,47 +317,62 @@ static void after_launches(kiln_context *ctx, const kiln_program *program,
     store_pending(ctx, program);
 }
 
-kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *program,
-                                         kiln_stream *stream, int64_t n, int nargs,
-                                         kiln_backend_arg *args, int base_arg) {
-  if (n <= 0) return KILN_OK;
+void kiln_program_elements_grid(kiln_context *ctx, const kiln_program *program, int64_t n,
+                                kiln_elements_grid *grid) {
+  memset(grid, 0, sizeof *grid);
+  grid->n = n;
+  if (n <= 0) return;
+  grid->cpu_form = kiln_elements_cpu_form(ctx);
+  if (!grid->cpu_form) {
+    kiln_program_grid_1d(ctx, program, n, &grid->global, &grid->local);
+    if (ctx->info.type == KILN_DEVICE_CPU) { /* KILN_ELEMENTS_GRID: one small group */
+      uint64_t items = elements_grid_items();
+      grid->local = grid->global = items < grid->local ? items : grid->local;
+    }
+    return;
+  }
+  /* CPU: exact cover, no item past n, so the kernel has no bound test */
+  grid->local = group_size_1d(program);
+  grid->whole = (uint64_t)n / grid->local * grid->local;
+  grid->rest = (uint64_t)n - grid->whole;
+  grid->chunk = (((uint64_t)1 << 31) - 1) / grid->local * grid->local;
+}
+
+kiln_status kiln_program_launch_grid(kiln_context *ctx, const kiln_program *program,
+                                     kiln_stream *stream, const kiln_elements_grid *grid,
+                                     int nargs, kiln_backend_arg *args, int base_arg) {
+  if (grid->n <= 0) return KILN_OK;
   int64_t base = 0;
   args[base_arg] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base,
                                       .size = sizeof base};
   kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
   int log = geometry_log_first(program);
-  if (!kiln_elements_cpu_form(ctx)) {
-    kiln_program_grid_1d(ctx, program, n, &launch.global[0], &launch.local[0]);
-    if (ctx->info.type == KILN_DEVICE_CPU) { /* KILN_ELEMENTS_GRID: one small group */
-      uint64_t items = elements_grid_items();
-      launch.local[0] = launch.global[0] = items < launch.local[0] ? items : launch.local[0];
-    }
+  if (!grid->cpu_form) {
+    launch.global[0] = grid->global;
+    launch.local[0] = grid->local;
     if (log)
       kiln_log(KILN_LOG_DEBUG, "launching '%s' over %lld elements: grid-stride, global %llu, "
-               "local %llu", program->entry, (long long)n,
+               "local %llu", program->entry, (long long)grid->n,
                (unsigned long long)launch.global[0], (unsigned long long)launch.local[0]);
     return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
   }
-  /* CPU: exact cover, no item past n, so the kernel has no bound test */
   kiln_backend_stream *s = NULL;
   KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
-  uint64_t size = group_size_1d(program);
-  uint64_t whole = (uint64_t)n / size * size, rest = (uint64_t)n - whole;
-  uint64_t chunk = (((uint64_t)1 << 31) - 1) / size * size;
   if (log)
     kiln_log(KILN_LOG_DEBUG, "launching '%s' over %lld elements (CPU device): %llu in "
              "work-groups of %llu (launches of at most %llu), then %llu work-groups of 1",
-             program->entry, (long long)n, (unsigned long long)whole,
-             (unsigned long long)size, (unsigned long long)chunk, (unsigned long long)rest);
-  for (uint64_t done = 0; done < whole; done += chunk) {
+             program->entry, (long long)grid->n, (unsigned long long)grid->whole,
+             (unsigned long long)grid->local, (unsigned long long)grid->chunk,
+             (unsigned long long)grid->rest);
+  for (uint64_t done = 0; done < grid->whole; done += grid->chunk) {
     base = (int64_t)done;
-    launch.global[0] = whole - done < chunk ? whole - done : chunk;
-    launch.local[0] = size;
+    launch.global[0] = grid->whole - done < grid->chunk ? grid->whole - done : grid->chunk;
+    launch.local[0] = grid->local;
     KILN_RETURN_IF_ERROR(launch_one(ctx, program, s, &launch, nargs, args));
   }
-  if (rest > 0) {
-    base = (int64_t)whole;
-    launch.global[0] = rest;
+  if (grid->rest > 0) {
+    base = (int64_t)grid->whole;
+    launch.global[0] = grid->rest;
     launch.local[0] = 1;
     KILN_RETURN_IF_ERROR(launch_one(ctx, program, s, &launch, nargs, args));
   }
@@ -365,6 +380,14 @@ kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *
    * functions (docs/performance.md, "Disk cache") */
   after_launches(ctx, program, s);
   return KILN_OK;
+}
+
+kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *program,
+                                         kiln_stream *stream, int64_t n, int nargs,
+                                         kiln_backend_arg *args, int base_arg) {
+  kiln_elements_grid grid;
+  kiln_program_elements_grid(ctx, program, n, &grid);
+  return kiln_program_launch_grid(ctx, program, stream, &grid, nargs, args, base_arg);
 }
 
 kiln_status kiln_program_launch(kiln_context *ctx, const kiln_program *program,

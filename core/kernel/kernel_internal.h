@@ -98,6 +98,22 @@ kiln_status kiln_program_launch_elements(kiln_context *ctx, const kiln_program *
                                          kiln_stream *stream, int64_t n, int nargs,
                                          kiln_backend_arg *args, int base_arg);
 
+/* kiln_program_launch_elements in two steps, for callers that launch one
+ * program over one n many times (core/ufunc's repeat-call cache): the
+ * geometry, a pure function of ctx, program and n, computed once; then
+ * launches of it. */
+typedef struct kiln_elements_grid {
+  int64_t n;
+  int cpu_form;          /* kiln_elements_cpu_form */
+  uint64_t global, local; /* GPU form: one launch; CPU form: local = group size */
+  uint64_t whole, rest, chunk; /* CPU form: items in whole groups, the rest, per launch */
+} kiln_elements_grid;
+void kiln_program_elements_grid(kiln_context *ctx, const kiln_program *program, int64_t n,
+                                kiln_elements_grid *grid);
+kiln_status kiln_program_launch_grid(kiln_context *ctx, const kiln_program *program,
+                                     kiln_stream *stream, const kiln_elements_grid *grid,
+                                     int nargs, kiln_backend_arg *args, int base_arg);
+
 /* Whether element loops on ctx's device take the CPU form (one index per
  * work-item, exact cover; -DKILN_DEVICE_IS_CPU): CPU devices, unless
  * KILN_ELEMENTS_GRID=<k> (k > 0; read once per process) is in the

@@ -2,6 +2,7 @@
 #include "core/runtime/log.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +31,20 @@ kiln_status kiln_log_level_parse(const char *value, kiln_log_level *level) {
 
 static kiln_log_level current_level = KILN_LOG_OFF;
 static pthread_once_t level_once = PTHREAD_ONCE_INIT;
+/* set once current_level is read: every launch asks, so after the first
+ * read the answer costs one load, not a pthread_once */
+static atomic_int level_ready;
 
 static void level_read(void) {
   kiln_log_level level;
   /* An invalid KILN_LOG logs nothing here; context creation reports it. */
   if (kiln_log_level_from_env(&level) == KILN_OK) current_level = level;
+  atomic_store_explicit(&level_ready, 1, memory_order_release);
 }
 
 int kiln_log_enabled(kiln_log_level level) {
-  pthread_once(&level_once, level_read);
+  if (!atomic_load_explicit(&level_ready, memory_order_acquire))
+    pthread_once(&level_once, level_read);
   return level != KILN_LOG_OFF && level <= current_level;
 }
 

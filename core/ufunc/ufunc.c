@@ -76,6 +76,7 @@ kiln_status kiln_ufunc_create_with_bodies(kiln_context *ctx, const char *name, i
   kiln_ufunc *u = calloc(1, sizeof *u);
   if (!u) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "out of host memory");
   atomic_init(&u->refcount, 1);
+  u->id = kiln_ufunc_cache_new_id();
   u->ctx = ctx ? kiln_context_retain(ctx) : NULL;
   pthread_mutex_init(&u->lock, NULL);
   snprintf(u->name, sizeof u->name, "%s", name);

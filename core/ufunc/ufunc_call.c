@@ -12,8 +12,20 @@
 #include "core/ufunc/ufunc_internal.h"
 
 static _Atomic(kiln_ufunc_recorder) recorder;
+static _Atomic(kiln_ufunc_recording) recording;
 
-void kiln_ufunc_set_recorder(kiln_ufunc_recorder r) { atomic_store(&recorder, r); }
+void kiln_ufunc_set_recorder(kiln_ufunc_recorder r, kiln_ufunc_recording is_recording) {
+  atomic_store(&recording, is_recording); /* before the recorder that needs it */
+  atomic_store(&recorder, r);
+}
+
+/* Whether a recorder may take this thread's calls now (then a call needs
+ * the full plan). */
+static int may_record(void) {
+  if (!atomic_load_explicit(&recorder, memory_order_acquire)) return 0;
+  kiln_ufunc_recording is = atomic_load_explicit(&recording, memory_order_acquire);
+  return !is || is();
+}
 
 void kiln_ufunc_format_shape(int ndim, const int64_t *shape, char *out, size_t size) {
   size_t used = (size_t)snprintf(out, size, "(");
@@ -193,12 +205,13 @@ kiln_status kiln_ufunc_broadcast(const kiln_ufunc *u, const kiln_operand *inputs
 
 /* Launches the plan's signature over `views`: one array of the broadcast
  * (or chunk) shape per non-BY_VALUE operand, in operand order, all of one
- * shape. Nothing runs for an empty shape. A ufunc plan's `launch` hook
- * (self: the kiln_ufunc), so that the host path (ufunc_host.c) reaches it
- * through the plan, not by calling back into this file. */
-static kiln_status launch_views(void *self, const kiln_ufunc_plan *plan,
-                                const kiln_array *const *views, kiln_stream *stream) {
-  kiln_ufunc *u = self;
+ * shape. Nothing runs for an empty shape. With `entry` (the repeat-call
+ * cache's, ufunc_call_cache.c) the launch is prepared there and goes
+ * through it, so a repeat call finds it ready; *prepared says whether it
+ * was. */
+static kiln_status launch_planned(kiln_ufunc *u, const kiln_ufunc_plan *plan,
+                                  const kiln_array *const *views, kiln_stream *stream,
+                                  kiln_ufunc_cache_entry *entry, int *prepared) {
   int noperands = u->nin + u->nout - plan->nscalars;
   if (views[0]->size == 0) return KILN_OK;
   /* the memory pool's stream rule (kiln/memory.h) */
@@ -218,9 +231,27 @@ static kiln_status launch_views(void *self, const kiln_ufunc_plan *plan,
   KILN_RETURN_IF_ERROR(kiln_ufunc_variant_get(u, &key, &program));
   kiln_ew_signature sig;
   kiln_ufunc_ew_signature(u, &key, &sig);
+  kiln_ew_prepared *p = kiln_ufunc_cache_launch(entry);
+  if (p && kiln_ew_prepare(u->ctx, program, &sig, &layout, p)) {
+    *prepared = 1;
+    for (int k = 0; k < noperands; k++)
+      kiln_ew_prepared_operand(p, k, layout.buffers[k], layout.offsets[k]);
+    for (int s = 0; s < plan->nscalars; s++)
+      memcpy(p->scalars[s], plan->scalars[s], KILN_SCALAR_BYTES);
+    return kiln_ew_launch_prepared(u->ctx, stream, p);
+  }
   const void *scalars[KILN_EW_MAX_SCALARS];
   for (int s = 0; s < plan->nscalars; s++) scalars[s] = plan->scalars[s];
   return kiln_ew_launch(u->ctx, stream, program, &sig, &layout, scalars);
+}
+
+/* A ufunc plan's `launch` hook (self: the kiln_ufunc), so that the host
+ * path (ufunc_host.c) reaches it through the plan, not by calling back
+ * into this file. */
+static kiln_status launch_views(void *self, const kiln_ufunc_plan *plan,
+                                const kiln_array *const *views, kiln_stream *stream) {
+  int prepared = 0;
+  return launch_planned(self, plan, views, stream, NULL, &prepared);
 }
 
 kiln_status kiln_ufunc_launch(kiln_ufunc *u, const kiln_ufunc_plan *plan,
@@ -228,8 +259,11 @@ kiln_status kiln_ufunc_launch(kiln_ufunc *u, const kiln_ufunc_plan *plan,
   return launch_views(u, plan, views, stream);
 }
 
-/* Device path: every operand is a device array or a scalar. */
-static kiln_status run_device(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_stream *stream) {
+/* Device path: every operand is a device array or a scalar. A call that
+ * succeeds is stored in the repeat-call cache when it can hold it. */
+static kiln_status run_device(kiln_ufunc *u, const kiln_operand *inputs,
+                              const kiln_operand *outputs, const kiln_ufunc_plan *plan,
+                              kiln_stream *stream) {
   kiln_array views[KILN_UFUNC_MAX_OPERANDS];
   const kiln_array *pointers[KILN_UFUNC_MAX_OPERANDS];
   int n = 0;
@@ -248,8 +282,12 @@ static kiln_status run_device(kiln_ufunc *u, const kiln_ufunc_plan *plan, kiln_s
     }
     pointers[n++] = v;
   }
-  if (n == 0 || plan->size == 0) return KILN_OK;
-  return launch_views(u, plan, pointers, stream);
+  kiln_ufunc_cache_entry *entry = kiln_ufunc_cache_claim(u, inputs, outputs, plan);
+  int prepared = n == 0 || plan->size == 0; /* nothing to launch, ever */
+  kiln_status status = prepared ? KILN_OK
+                                : launch_planned(u, plan, pointers, stream, entry, &prepared);
+  kiln_ufunc_cache_store(u, entry, status == KILN_OK && prepared);
+  return status;
 }
 
 int kiln_ufunc_plan_operands(kiln_ufunc *u, const kiln_operand *inputs,
@@ -300,7 +338,7 @@ static kiln_status call(kiln_ufunc *u, const kiln_operand *inputs, const kiln_op
   kiln_ufunc_recorder record = atomic_load_explicit(&recorder, memory_order_acquire);
   kiln_status recorded = KILN_OK;
   if (record && record(u, plan, stream, &recorded)) return recorded;
-  return run_device(u, plan, stream);
+  return run_device(u, inputs, outputs, plan, stream);
 }
 
 void kiln_ufunc_clear_new_outputs(int nout, const kiln_operand *outputs, int release) {
@@ -314,6 +352,11 @@ void kiln_ufunc_clear_new_outputs(int nout, const kiln_operand *outputs, int rel
 kiln_status kiln_ufunc_call(kiln_ufunc *ufunc, int nin, const kiln_operand *inputs, int nout,
                             const kiln_operand *outputs, kiln_stream *stream) {
   KILN_CHECK_ARG(ufunc);
+  kiln_status status;
+  /* a repeat call (ufunc_call_cache.c); a recorder needs the full plan */
+  if (nin == ufunc->nin && nout == ufunc->nout && inputs && outputs && !may_record() &&
+      kiln_ufunc_cache_call(ufunc, inputs, outputs, stream, &status))
+    return status;
   if (nout == ufunc->nout) kiln_ufunc_clear_new_outputs(nout, outputs, 0);
   if (nin != ufunc->nin || nout != ufunc->nout)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
@@ -323,7 +366,7 @@ kiln_status kiln_ufunc_call(kiln_ufunc *ufunc, int nin, const kiln_operand *inpu
   KILN_CHECK_ARG(inputs);
   KILN_CHECK_ARG(outputs);
   kiln_ufunc_plan plan;
-  kiln_status status = call(ufunc, inputs, outputs, stream, &plan);
+  status = call(ufunc, inputs, outputs, stream, &plan);
   if (status != KILN_OK) kiln_ufunc_clear_new_outputs(nout, outputs, 1);
   return status;
 }

@@ -122,8 +122,8 @@ static int weak_int_fits(const kiln_operand *o, kiln_dtype to) {
 }
 
 /* Stores scalar input j, converted to `to`, into KILN_SCALAR_BYTES at out. */
-static kiln_status convert_scalar(const kiln_ufunc *u, int j, const kiln_operand *o,
-                                  kiln_dtype to, unsigned char out[KILN_SCALAR_BYTES]) {
+kiln_status kiln_ufunc_convert_scalar(const kiln_ufunc *u, int j, const kiln_operand *o,
+                                      kiln_dtype to, unsigned char out[KILN_SCALAR_BYTES]) {
   int is_unsigned = o->kind == KILN_OPERAND_SCALAR &&
                     (o->dtype == KILN_UINT8 || o->dtype == KILN_UINT16 ||
                      o->dtype == KILN_UINT32 || o->dtype == KILN_UINT64);
@@ -236,7 +236,7 @@ kiln_status kiln_ufunc_dispatch(const kiln_ufunc *u, const kiln_operand *inputs,
     op->dtype = sig->dtypes[j];
     op->scalar = s;
     plan->scalar_dtypes[s] = sig->dtypes[j];
-    KILN_RETURN_IF_ERROR(convert_scalar(u, j, o, sig->dtypes[j], plan->scalars[s]));
+    KILN_RETURN_IF_ERROR(kiln_ufunc_convert_scalar(u, j, o, sig->dtypes[j], plan->scalars[s]));
   }
   return KILN_OK;
 }

@@ -67,6 +67,7 @@ typedef struct kiln_ufunc_staging kiln_ufunc_staging;
 
 struct kiln_ufunc {
   atomic_int refcount;
+  uint64_t id; /* process-unique, never 0 (the repeat-call cache's key) */
   kiln_context *ctx;
   char name[KILN_UFUNC_NAME_MAX];
   char *preamble; /* NULL when none */
@@ -268,7 +269,47 @@ void kiln_ufunc_staging_free(kiln_context *ctx, kiln_ufunc_staging *staging);
  * (*status is then the call's result), 0 when the call runs now. */
 typedef int (*kiln_ufunc_recorder)(kiln_ufunc *ufunc, const kiln_ufunc_plan *plan,
                                    kiln_stream *stream, kiln_status *status);
-void kiln_ufunc_set_recorder(kiln_ufunc_recorder recorder);
+/* Whether the recorder could take a call of this thread now (a cheap test,
+ * no plan needed); when it says no, a repeat call runs from the repeat-call
+ * cache, which builds no plan. NULL: always ask the recorder. */
+typedef int (*kiln_ufunc_recording)(void);
+void kiln_ufunc_set_recorder(kiln_ufunc_recorder recorder, kiln_ufunc_recording recording);
+
+/* ---- the repeat-call cache (ufunc_call_cache.c) ------------------------------ */
+
+typedef struct kiln_ufunc_cache_entry kiln_ufunc_cache_entry;
+
+/* Tests: the calls of this thread the cache ran. */
+uint64_t kiln_ufunc_cache_hits(void);
+
+/* A new ufunc's id: unique in the process, never 0. */
+uint64_t kiln_ufunc_cache_new_id(void);
+
+/* Runs a call that this thread ran before with operands of the same kinds,
+ * dtypes, shapes and strides (nin and nout already match the ufunc's):
+ * returns 1 with *status the call's result, or 0 when the call must take
+ * the full path (unknown, or something only the full path checks). */
+int kiln_ufunc_cache_call(kiln_ufunc *ufunc, const kiln_operand *inputs,
+                          const kiln_operand *outputs, kiln_stream *stream,
+                          kiln_status *status);
+
+/* The full device path's side: an entry of this thread's cache to record a
+ * call into (keyed on the operands, the plan dispatched and broadcast), or
+ * NULL when the cache cannot hold it; kiln_ufunc_cache_launch gives the
+ * launch to prepare in it (NULL for NULL); kiln_ufunc_cache_store, called
+ * once after the launch for every claim, keeps the entry only when the
+ * call succeeded and its launch was prepared there. */
+kiln_ufunc_cache_entry *kiln_ufunc_cache_claim(kiln_ufunc *ufunc, const kiln_operand *inputs,
+                                               const kiln_operand *outputs,
+                                               const kiln_ufunc_plan *plan);
+kiln_ew_prepared *kiln_ufunc_cache_launch(kiln_ufunc_cache_entry *entry);
+void kiln_ufunc_cache_store(kiln_ufunc *ufunc, kiln_ufunc_cache_entry *entry, int prepared);
+
+/* Scalar input j (operand o) converted to `to` as dispatch converts it
+ * into plan->scalars; errors as kiln_ufunc_dispatch (a weak int out of
+ * range). */
+kiln_status kiln_ufunc_convert_scalar(const kiln_ufunc *ufunc, int j, const kiln_operand *o,
+                                      kiln_dtype to, unsigned char out[KILN_SCALAR_BYTES]);
 
 /* Compile options of every ufunc program (and of the fused ones, which
  * must round as they do): no floating-point contraction, as reductions
