@@ -24,6 +24,7 @@ static const family_adder families[] = {
     kiln_sort_catalog_add,
     kiln_indexing_catalog_add,
     kiln_fft_catalog_add,
+    kiln_fft_fused_catalog_add,
     kiln_random_shuffle_catalog_add,
 };
 

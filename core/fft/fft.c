@@ -271,36 +271,6 @@ static double step_scale(const fft_spec *spec, int sign, int64_t n, int step) {
   return scale;
 }
 
-/* A view of x with its `count` axes moved last in that order, each
- * cropped to lengths[j] when lengths is given and lengths[j] >= 0; with
- * as_real, the real parts of complex x. */
-static kiln_status moved_view_n(const kiln_array *x, int count, const int *axes,
-                                const int64_t *lengths, int as_real, kiln_array **out) {
-  int nd = x->ndim, k = 0, moved[KILN_MAX_DIMS] = {0};
-  int64_t shape[KILN_MAX_DIMS], strides[KILN_MAX_DIMS];
-  for (int j = 0; j < count; j++) moved[axes[j]] = 1;
-  for (int d = 0; d < nd; d++)
-    if (!moved[d]) shape[k] = x->shape[d], strides[k++] = x->strides[d];
-  for (int j = 0; j < count; j++, k++) {
-    shape[k] = lengths && lengths[j] >= 0 ? lengths[j] : x->shape[axes[j]];
-    strides[k] = x->strides[axes[j]];
-  }
-  kiln_dtype dtype = x->dtype;
-  if (as_real) dtype = x->dtype == KILN_COMPLEX128 ? KILN_FLOAT64 : KILN_FLOAT32;
-  return kiln_array_view_new(x, dtype, nd, shape, strides, x->offset, out);
-}
-
-/* moved_view_n of one axis (length < 0: uncropped). */
-static kiln_status moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
-                              kiln_array **out) {
-  return moved_view_n(x, 1, &axis, &length, as_real, out);
-}
-
-kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
-                                kiln_array **out) {
-  return moved_view(x, axis, length, as_real, out);
-}
-
 static kiln_status use_on(const kiln_array *x, kiln_stream *stream) {
   return kiln_buffer_use_on_stream(x->buffer, stream);
 }
@@ -323,8 +293,8 @@ static kiln_status c2c_step(kiln_context *ctx, kiln_stream *stream, const fft_sp
   const int64_t have = src->shape[axis], copied = have < n ? have : n;
   const int apart = src->buffer != dst->buffer;
   kiln_array *from = NULL, *into = NULL, *in = NULL, *out = NULL;
-  kiln_status status = moved_view(src, axis, copied, 0, &from);
-  if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
+  kiln_status status = kiln_fft_moved_view(src, axis, copied, 0, &from);
+  if (status == KILN_OK) status = kiln_fft_moved_view(dst, axis, -1, 0, &into);
   if (status != KILN_OK) goto cleanup;
   /* (offsets aligned: OpenCL passes a view as a sub-buffer, whose offset
    * must be a multiple of the device's base alignment) */
@@ -339,7 +309,7 @@ static kiln_status c2c_step(kiln_context *ctx, kiln_stream *stream, const fft_sp
       status = kiln_ew_fill_on(in, zero, stream);
     }
     kiln_array *slot = NULL;
-    if (status == KILN_OK && copied > 0) status = moved_view(in, nd - 1, copied, 0, &slot);
+    if (status == KILN_OK && copied > 0) status = kiln_fft_moved_view(in, nd - 1, copied, 0, &slot);
     if (status == KILN_OK && copied > 0) status = kiln_ew_copy_on(slot, from, stream);
     kiln_array_release(slot);
   }
@@ -391,8 +361,8 @@ static kiln_status axis_step(kiln_context *ctx, kiln_stream *stream, const fft_s
     status = kiln_ew_fill_on(work, zero, stream);
   }
   if (status == KILN_OK && copied > 0) {
-    status = moved_view(src, axis, copied, 0, &from);
-    if (status == KILN_OK) status = moved_view(work, nd - 1, copied, kind == STEP_R2C, &into);
+    status = kiln_fft_moved_view(src, axis, copied, 0, &from);
+    if (status == KILN_OK) status = kiln_fft_moved_view(work, nd - 1, copied, kind == STEP_R2C, &into);
     if (status == KILN_OK) status = kiln_ew_copy_on(into, from, stream);
     kiln_array_release(from);
     kiln_array_release(into);
@@ -408,8 +378,8 @@ static kiln_status axis_step(kiln_context *ctx, kiln_stream *stream, const fft_s
     status = kiln_fft_plan1d_run(plan, stream, sign, step_scale(spec, sign, n, step), batch, work);
   if (status == KILN_OK) {
     int64_t length = kind == STEP_R2C ? n / 2 + 1 : n;
-    status = moved_view(work, nd - 1, length, kind == STEP_C2R, &from);
-    if (status == KILN_OK) status = moved_view(dst, axis, -1, 0, &into);
+    status = kiln_fft_moved_view(work, nd - 1, length, kind == STEP_C2R, &from);
+    if (status == KILN_OK) status = kiln_fft_moved_view(dst, axis, -1, 0, &into);
     if (status == KILN_OK) status = kiln_ew_copy_on(into, from, stream);
     kiln_array_release(from);
     kiln_array_release(into);
@@ -469,8 +439,8 @@ static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft
   int nd = src->ndim, batch_dims = nd - count;
   int64_t shape[KILN_MAX_DIMS];
   kiln_array *from = NULL, *into = NULL, *in_rows = NULL, *out_rows = NULL, *work = NULL;
-  kiln_status status = moved_view_n(src, count, axes, NULL, 0, &from);
-  if (status == KILN_OK) status = moved_view_n(dst, count, axes, NULL, 0, &into);
+  kiln_status status = kiln_fft_moved_view_n(src, count, axes, NULL, 0, &from);
+  if (status == KILN_OK) status = kiln_fft_moved_view_n(dst, count, axes, NULL, 0, &into);
   if (status != KILN_OK) goto cleanup;
   memcpy(shape, from->shape, (size_t)batch_dims * sizeof *shape);
   /* (a view's offset must stay aligned for the library: OpenCL passes it
@@ -488,8 +458,8 @@ static kiln_status vendor_step(kiln_context *ctx, kiln_stream *stream, const fft
       static const uint64_t zero[2] = {0, 0};
       status = kiln_ew_fill_on(in_rows, zero, stream);
     }
-    if (status == KILN_OK) status = moved_view_n(src, count, axes, copied, 0, &part);
-    if (status == KILN_OK) status = moved_view_n(in_rows, count, rows_axes, copied, 0, &slot);
+    if (status == KILN_OK) status = kiln_fft_moved_view_n(src, count, axes, copied, 0, &part);
+    if (status == KILN_OK) status = kiln_fft_moved_view_n(in_rows, count, rows_axes, copied, 0, &slot);
     if (status == KILN_OK) status = kiln_ew_copy_on(slot, part, stream);
     if (status == KILN_OK && kind == STEP_C2R) status = zero_imaginary(in_rows, n[last], stream);
     kiln_array_release(part);

@@ -260,3 +260,16 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                               .local = {(uint64_t)threads, 1, 1}};
   return kiln_program_launch(ctx, program, stream, &grid, 9, args);
 }
+
+kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog) {
+  kiln_status status = KILN_OK;
+  for (int p = 0; p < 2 && status == KILN_OK; p++) {
+    kiln_strbuf source = {0};
+    status = kiln_fft_fused_source((fft_precision)p, FFT_FUSED_POINTS, &source);
+    if (status == KILN_OK)
+      status = kiln_catalog_add(catalog, p ? "fft fused pass (double)" : "fft fused pass (float)",
+                                kiln_strbuf_text(&source));
+    kiln_strbuf_free(&source);
+  }
+  return status;
+}

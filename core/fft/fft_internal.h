@@ -134,8 +134,13 @@ kiln_status kiln_fft_real_half_step(kiln_context *ctx, kiln_stream *stream,
                                     const fft_plan1d *half, int forward, int sign, double scale,
                                     const kiln_array *src, int axis, int64_t n, kiln_array *dst);
 
-/* A view of x with `axis` moved last, cropped to length when length >= 0;
- * with as_real, the real parts of complex x (fft.c). */
+/* A view of x with its `count` axes moved last in that order, each
+ * cropped to lengths[j] when lengths is given and lengths[j] >= 0; with
+ * as_real, the real parts of complex x (fft_views.c). */
+kiln_status kiln_fft_moved_view_n(const kiln_array *x, int count, const int *axes,
+                                  const int64_t *lengths, int as_real, kiln_array **out);
+
+/* kiln_fft_moved_view_n of one axis (length < 0: uncropped). */
 kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, int as_real,
                                 kiln_array **out);
 
@@ -180,8 +185,12 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   int64_t ns, int sign, double scale, int64_t batch,
                                   int64_t shift);
 
-/* The fused pass's source (the catalog's compile checks). */
+/* The fused pass's source. */
 kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source);
+
+/* Adds the fused passes (float and double) to the catalog of the compile
+ * checks (core/catalog). */
+kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog);
 
 /* Appends the R-point DFT y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R),
  * of xr<j>, xi<j> into new yr<k>, yi<k>, constants written out. */

@@ -373,16 +373,6 @@ kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
       kiln_strbuf_free(&source);
       if (status != KILN_OK) break;
     }
-    /* the fused pass */
-    {
-      const int length = FFT_FUSED_POINTS;
-      kiln_strbuf source = {0};
-      status = kiln_fft_fused_source((fft_precision)p, length, &source);
-      if (status == KILN_OK)
-        status = kiln_catalog_add(catalog, p ? "fft fused pass (double)" : "fft fused pass (float)",
-                                  kiln_strbuf_text(&source));
-      kiln_strbuf_free(&source);
-    }
   }
   return status;
 }
