@@ -28,8 +28,9 @@ typedef struct program_shape {
 static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   const program_shape *shape = data;
   static const char *names[3] = {"SORT_KEY_T", "SORT_VAL_T", "SORT_OFF_T"};
-  kiln_strbuf_appendf(out, "#define SORT_WG %d\n#define SORT_ITEMS %d\n", shape->group,
-                      shape->items);
+  kiln_strbuf_appendf(out, "#define SORT_WG %d\n#define SORT_ITEMS %d\n#define SORT_OS_ITEMS %d\n",
+                      shape->group, shape->items,
+                      kiln_sort_onesweep_items(shape->bytes[0], shape->bytes[1]));
   const char *s = kiln_builtin_radix_sort;
   while (*s) {
     const char *next = strstr(s, "SORT_");
@@ -93,6 +94,12 @@ kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_byte
                           shape.group, ctx->info.name, ctx->ops->name,
                           (unsigned long long)(*out)->max_work_group_size);
   return status;
+}
+
+int kiln_sort_onesweep_items(int key_bytes, int val_bytes) {
+  /* the tile's keys and values in local memory: 32 KiB for 4 + 4 and 8 +
+   * 8 bytes, 36 KiB for 12 (CUDA's static limit is 48 KiB a work-group) */
+  return key_bytes + val_bytes <= 8 ? 16 : key_bytes + val_bytes <= 12 ? 12 : 8;
 }
 
 kiln_backend_arg kiln_sort_arg_array(const kiln_array *a) {
@@ -238,11 +245,16 @@ static kiln_status pass_reduce_then_scan(kiln_context *ctx, kiln_stream *stream,
   return kiln_sort_launch_groups(ctx, stream, programs[2], T, ngroups, 12, down_args);
 }
 
+/* Keys per tile of the look-back passes (SORT_OS_TILE). */
+static int64_t onesweep_tile(const kiln_array *keys, const kiln_array *values) {
+  return (int64_t)kiln_sort_group_size(T) * kiln_sort_onesweep_items(bytes_of(keys), bytes_of(values));
+}
+
 /* The look-back pass: one kernel, after zeroing the tile statuses. */
 static kiln_status pass_lookback(kiln_context *ctx, kiln_stream *stream, kiln_program *program,
                                  kiln_array *k, kiln_array *v, kiln_array *k2, kiln_array *v2,
                                  int32_t shift, int32_t pass, int32_t iota, pass_state *st) {
-  int64_t n = k->size, ntiles = (n + T - 1) / T;
+  int64_t n = k->size, tile = onesweep_tile(k, v), ntiles = (n + tile - 1) / tile;
   static const uint32_t zero = 0;
   KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->status, &zero, stream));
   kiln_backend_arg args[11] = {
@@ -276,8 +288,11 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_arra
   if (ngroups < 1) ngroups = 1;
   int64_t tiles_per = (ntiles + ngroups - 1) / ngroups;
   ngroups = (ntiles + tiles_per - 1) / tiles_per;
-  if (lookback)
-    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32, 16 + SORT_RADIX * ntiles, &st->status));
+  if (lookback) {
+    int64_t tile = onesweep_tile(keys, values);
+    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32,
+                                  16 + SORT_RADIX * ((n + tile - 1) / tile), &st->status));
+  }
   else
     KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
                                   SORT_RADIX * ngroups, &st->counts));

@@ -86,6 +86,10 @@ kiln_status kiln_sort_catalog_add(kiln_catalog *catalog);
  * the work-group size of a tile. */
 int kiln_sort_tile_for(int64_t longest);
 int kiln_sort_group_size(int tile);
+/* Keys per work-item of the look-back passes (SORT_OS_ITEMS of
+ * radix_sort.kl; their tile is kiln_sort_group_size(KILN_SORT_PASS_TILE)
+ * times as many), by the key and value widths in bytes. */
+int kiln_sort_onesweep_items(int key_bytes, int val_bytes);
 
 /* Launches `groups` work-groups (capped; the kernels loop) of a program
  * made for `tile`. */
