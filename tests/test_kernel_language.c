@@ -810,6 +810,21 @@ static void test_vector_load(kiln_context *ctx) {
   }
 }
 
+/* A backend lacks the warp feature `macro`: a failure on CUDA, and on
+ * NVIDIA's OpenCL, which has it through inline PTX unless turned off
+ * (KILN_OPENCL_LANE_SHUFFLE=0) or unless its compiler refused that (a
+ * KILN_LOG=warn line says so). */
+static void expect_warp_feature(kiln_context *ctx, const char *macro) {
+  CHECK_MSG(!harness_backend_is(ctx, "cuda"), "CUDA must define %s", macro);
+  kiln_device_info info;
+  const char *off = getenv("KILN_OPENCL_LANE_SHUFFLE");
+  CHECK_MSG(!(harness_backend_is(ctx, "opencl") && kiln_context_device_info(ctx, &info) == KILN_OK &&
+              strcmp(info.platform, "NVIDIA CUDA") == 0 && !(off && strcmp(off, "0") == 0)),
+            "NVIDIA's OpenCL should define %s (inline PTX; KILN_LOG=warn shows whether the "
+            "driver refused it)",
+            macro);
+}
+
 /* kiln_lane_shuffle_down (CUDA, NVIDIA's OpenCL: KILN_LANE_SHUFFLE), distances 1 to 16, on
  * random int32, float32 and int64 values: a work-item whose partner is in
  * its warp (lane + d < 32) gets the partner's value; backends without it
@@ -839,16 +854,7 @@ static void test_lane_shuffle(kiln_context *ctx) {
     int32_t *found = download(arrays[6]);
     if (found && !found[0]) {
       free(found);
-      CHECK_MSG(!harness_backend_is(ctx, "cuda"), "CUDA must define KILN_LANE_SHUFFLE");
-      /* NVIDIA's OpenCL has it through inline PTX unless turned off, or
-       * unless its compiler refused that (a KILN_LOG=warn line says so) */
-      kiln_device_info info;
-      const char *off = getenv("KILN_OPENCL_LANE_SHUFFLE");
-      CHECK_MSG(!(harness_backend_is(ctx, "opencl") &&
-                  kiln_context_device_info(ctx, &info) == KILN_OK &&
-                  strcmp(info.platform, "NVIDIA CUDA") == 0 && !(off && strcmp(off, "0") == 0)),
-                "NVIDIA's OpenCL should define KILN_LANE_SHUFFLE (inline PTX shuffles; "
-                "KILN_LOG=warn shows whether the driver refused them)");
+      expect_warp_feature(ctx, "KILN_LANE_SHUFFLE");
       harness_skip("no lane shuffle on this backend (KILN_LANE_SHUFFLE undefined; CUDA and "
                    "NVIDIA's OpenCL have it)");
       break;
@@ -913,14 +919,7 @@ static void test_lane_ballot(kiln_context *ctx) {
               votes[i], count[i], want, bits);
   }
   if (found && !found[0]) {
-    CHECK_MSG(!harness_backend_is(ctx, "cuda"), "CUDA must define KILN_LANE_BALLOT");
-    kiln_device_info info;
-    const char *off = getenv("KILN_OPENCL_LANE_SHUFFLE");
-    CHECK_MSG(!(harness_backend_is(ctx, "opencl") &&
-                kiln_context_device_info(ctx, &info) == KILN_OK &&
-                strcmp(info.platform, "NVIDIA CUDA") == 0 && !(off && strcmp(off, "0") == 0)),
-              "NVIDIA's OpenCL should define KILN_LANE_BALLOT (inline PTX; KILN_LOG=warn "
-              "shows whether the driver refused it)");
+    expect_warp_feature(ctx, "KILN_LANE_BALLOT");
     harness_skip("no lane ballot on this backend (KILN_LANE_BALLOT undefined; CUDA and "
                  "NVIDIA's OpenCL have it); popcount checked");
   }

@@ -601,6 +601,10 @@ static void test_passes(kiln_context *ctx) {
     }
     /* argsort through the forced path: floats with NaNs and -0.0 */
     check_1d(ctx, KILN_FLOAT32, 3 * T2 + 5, p);
+    /* integers: sort moves the keys alone (no values), argsort pairs */
+    check_1d(ctx, KILN_INT32, 5 * T2 + 3, p);
+    check_1d(ctx, KILN_INT64, 3 * T2 + 7, !p);
+    check_1d(ctx, KILN_UINT8, 2 * T2 + 1, p);
   }
   kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
 }
