@@ -810,6 +810,21 @@ static void test_vector_load(kiln_context *ctx) {
   }
 }
 
+/* A backend lacks the warp feature `macro`: a failure on CUDA, and on
+ * NVIDIA's OpenCL, which has it through inline PTX unless turned off
+ * (KILN_OPENCL_LANE_SHUFFLE=0) or unless its compiler refused that (a
+ * KILN_LOG=warn line says so). */
+static void expect_warp_feature(kiln_context *ctx, const char *macro) {
+  CHECK_MSG(!harness_backend_is(ctx, "cuda"), "CUDA must define %s", macro);
+  kiln_device_info info;
+  const char *off = getenv("KILN_OPENCL_LANE_SHUFFLE");
+  CHECK_MSG(!(harness_backend_is(ctx, "opencl") && kiln_context_device_info(ctx, &info) == KILN_OK &&
+              strcmp(info.platform, "NVIDIA CUDA") == 0 && !(off && strcmp(off, "0") == 0)),
+            "NVIDIA's OpenCL should define %s (inline PTX; KILN_LOG=warn shows whether the "
+            "driver refused it)",
+            macro);
+}
+
 /* kiln_lane_shuffle_down (CUDA, NVIDIA's OpenCL: KILN_LANE_SHUFFLE), distances 1 to 16, on
  * random int32, float32 and int64 values: a work-item whose partner is in
  * its warp (lane + d < 32) gets the partner's value; backends without it
@@ -839,16 +854,7 @@ static void test_lane_shuffle(kiln_context *ctx) {
     int32_t *found = download(arrays[6]);
     if (found && !found[0]) {
       free(found);
-      CHECK_MSG(!harness_backend_is(ctx, "cuda"), "CUDA must define KILN_LANE_SHUFFLE");
-      /* NVIDIA's OpenCL has it through inline PTX unless turned off, or
-       * unless its compiler refused that (a KILN_LOG=warn line says so) */
-      kiln_device_info info;
-      const char *off = getenv("KILN_OPENCL_LANE_SHUFFLE");
-      CHECK_MSG(!(harness_backend_is(ctx, "opencl") &&
-                  kiln_context_device_info(ctx, &info) == KILN_OK &&
-                  strcmp(info.platform, "NVIDIA CUDA") == 0 && !(off && strcmp(off, "0") == 0)),
-                "NVIDIA's OpenCL should define KILN_LANE_SHUFFLE (inline PTX shuffles; "
-                "KILN_LOG=warn shows whether the driver refused them)");
+      expect_warp_feature(ctx, "KILN_LANE_SHUFFLE");
       harness_skip("no lane shuffle on this backend (KILN_LANE_SHUFFLE undefined; CUDA and "
                    "NVIDIA's OpenCL have it)");
       break;
@@ -874,6 +880,55 @@ static void test_lane_shuffle(kiln_context *ctx) {
   free(i32);
   free(f32);
   free(i64);
+}
+
+/* kiln_lane_ballot (CUDA, NVIDIA's OpenCL: KILN_LANE_BALLOT) on random
+ * predicates (about a third set, some negative), and kiln_popcount_u32 on
+ * every backend: each work-item gets its warp's 32 votes, bit j for lane
+ * j; backends without the ballot check the popcount of their own value and
+ * skip the ballot with the reason. */
+static void test_lane_ballot(kiln_context *ctx) {
+  const int64_t n = 256 * 3, group = 256;
+  kiln_kernel *kernel = harness_kernel(ctx, "lane_ballot.kl", "lane_ballot");
+  int32_t *pred = malloc((size_t)n * sizeof *pred);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = harness_rand_u64();
+    pred[i] = r % 3 == 0 ? (int32_t)(r >> 32) | 1 : 0;
+    if (pred[i] && r % 2) pred[i] = -pred[i];
+  }
+  kiln_array *arrays[4] = {upload(ctx, KILN_INT32, n, pred), zeros(ctx, KILN_UINT32, n),
+                           zeros(ctx, KILN_UINT32, n), zeros(ctx, KILN_INT32, 1)};
+  int ready = kernel != NULL;
+  for (int a = 0; a < 4; a++) ready = ready && arrays[a];
+  kiln_arg args[4];
+  for (int a = 0; a < 4; a++) args[a] = kiln_arg_array(arrays[a]);
+  if (ready) CHECK_OK(kiln_kernel_launch(kernel, 1, &n, &group, 4, args, NULL));
+  int32_t *found = ready ? download(arrays[3]) : NULL;
+  uint32_t *votes = ready ? download(arrays[1]) : NULL;
+  uint32_t *count = ready ? download(arrays[2]) : NULL;
+  for (int64_t i = 0; found && votes && count && i < n; i++) {
+    uint32_t want = (uint32_t)pred[i];
+    if (found[0]) {
+      want = 0;
+      for (int j = 0; j < 32; j++) want |= (uint32_t)(pred[i / 32 * 32 + j] != 0) << j;
+    }
+    uint32_t bits = 0;
+    for (uint32_t w = want; w; w &= w - 1) bits++;
+    CHECK_MSG(votes[i] == want && count[i] == bits,
+              "work-item %lld: ballot %08x popcount %u, expected %08x %u", (long long)i,
+              votes[i], count[i], want, bits);
+  }
+  if (found && !found[0]) {
+    expect_warp_feature(ctx, "KILN_LANE_BALLOT");
+    harness_skip("no lane ballot on this backend (KILN_LANE_BALLOT undefined; CUDA and "
+                 "NVIDIA's OpenCL have it); popcount checked");
+  }
+  free(found);
+  free(votes);
+  free(count);
+  release_arrays(arrays, 4);
+  kiln_kernel_release(kernel);
+  free(pred);
 }
 
 static void test_min_max_int(kiln_context *ctx) {
@@ -1329,6 +1384,7 @@ static const harness_test tests[] = {
     {"type_arrays", test_type_arrays},
     {"vector_load", test_vector_load},
     {"lane_shuffle", test_lane_shuffle},
+    {"lane_ballot", test_lane_ballot},
     {"min_max_int", test_min_max_int},
     {"philox_known_answers", test_philox_known_answers},
     {"rng_f32", test_rng_f32},

@@ -537,7 +537,7 @@ static uint64_t pass_key(int pattern, int64_t i, int64_t n) {
   }
 }
 
-static void check_pairs(kiln_context *ctx, int key_bytes, int pattern, int64_t n) {
+static void check_pairs(kiln_context *ctx, int key_bytes, int val_bytes, int pattern, int64_t n) {
   uint64_t *keys = malloc(8 * (size_t)n);
   uint32_t *keys32 = malloc(4 * (size_t)n);
   for (int64_t i = 0; i < n; i++) {
@@ -548,21 +548,27 @@ static void check_pairs(kiln_context *ctx, int key_bytes, int pattern, int64_t n
   kiln_array *k = NULL, *v = NULL;
   REQUIRE_OK(kiln_array_from_host(ctx, key_bytes == 4 ? KILN_UINT32 : KILN_UINT64, 1, &n, NULL,
                                   key_bytes == 4 ? (void *)keys32 : (void *)keys, &k));
-  REQUIRE_OK(kiln_array_empty(ctx, KILN_UINT32, 1, &n, &v));
+  REQUIRE_OK(kiln_array_empty(ctx, val_bytes == 4 ? KILN_UINT32 : KILN_UINT64, 1, &n, &v));
   CHECK_OK(kiln_sort_pairs_device(ctx, NULL, k, v, 1, 0, 8 * key_bytes));
   uint64_t *got = malloc(8 * (size_t)n);
-  uint32_t *got_v = malloc(4 * (size_t)n);
+  uint64_t *got_v = malloc(8 * (size_t)n);
   int64_t *perm = malloc(8 * (size_t)n);
   CHECK_OK(kiln_array_to_host(k, key_bytes == 4 ? (void *)keys32 : (void *)got, NULL));
   CHECK_OK(kiln_array_to_host(v, got_v, NULL));
   if (key_bytes == 4)
     for (int64_t i = 0; i < n; i++) got[i] = keys32[i];
+  if (val_bytes == 4) /* widen in place, from the end */
+    for (int64_t i = n - 1; i >= 0; i--) {
+      uint32_t v32;
+      memcpy(&v32, (const char *)got_v + 4 * i, 4);
+      got_v[i] = v32;
+    }
   ref_argsort(keys, KILN_UINT64, 0, n, 0, perm);
   int64_t bad = -1;
   for (int64_t i = 0; i < n && bad < 0; i++)
-    if (got_v[i] != perm[i] || got[i] != keys[perm[i]]) bad = i;
-  CHECK_MSG(bad < 0, "%d-byte keys, pattern %d, n %lld: differs at %lld", key_bytes, pattern,
-            (long long)n, (long long)bad);
+    if (got_v[i] != (uint64_t)perm[i] || got[i] != keys[perm[i]]) bad = i;
+  CHECK_MSG(bad < 0, "%d-byte keys, %d-byte values, pattern %d, n %lld: differs at %lld",
+            key_bytes, val_bytes, pattern, (long long)n, (long long)bad);
   kiln_array_release(k);
   kiln_array_release(v);
   free(keys);
@@ -574,7 +580,10 @@ static void check_pairs(kiln_context *ctx, int key_bytes, int pattern, int64_t n
 
 static void test_passes(kiln_context *ctx) {
   const int64_t T2 = KILN_SORT_PASS_TILE;
-  const int64_t sizes[] = {KILN_SORT_TILE + 1, T2 - 1, T2, T2 + 1, 3 * T2 + 17, 20011};
+  /* the look-back's tiles: 16 keys per work-item for 4 + 4 bytes (2 T2),
+   * 12 for 8 + 4 (1.5 T2) */
+  const int64_t sizes[] = {KILN_SORT_TILE + 1, T2 - 1, T2, T2 + 1, 3 * T2 + 17, 20011,
+                           2 * T2 + 1, 3 * T2 - 1};
   static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_REDUCE_THEN_SCAN, KILN_SCAN_PATH_LOOKBACK};
   for (int p = 0; p < 2; p++) {
     kiln_scan_force_path(paths[p]);
@@ -584,9 +593,18 @@ static void test_passes(kiln_context *ctx) {
     for (int key_bytes = 4; key_bytes <= 8; key_bytes += 4)
       for (int pattern = 0; pattern < 5; pattern++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-          if (pattern == 0 || s % 2 == 1 || s == 5) check_pairs(ctx, key_bytes, pattern, sizes[s]);
+          if (pattern == 0 || s % 2 == 1 || s == 5) check_pairs(ctx, key_bytes, 4, pattern, sizes[s]);
+    /* 8-byte values (the tiles of 12 and 8 keys per work-item) */
+    for (int key_bytes = 4; key_bytes <= 8; key_bytes += 4) {
+      check_pairs(ctx, key_bytes, 8, 0, 3 * T2 + 17);
+      check_pairs(ctx, key_bytes, 8, 4, 20011);
+    }
     /* argsort through the forced path: floats with NaNs and -0.0 */
     check_1d(ctx, KILN_FLOAT32, 3 * T2 + 5, p);
+    /* integers: sort moves the keys alone (no values), argsort pairs */
+    check_1d(ctx, KILN_INT32, 5 * T2 + 3, p);
+    check_1d(ctx, KILN_INT64, 3 * T2 + 7, !p);
+    check_1d(ctx, KILN_UINT8, 2 * T2 + 1, p);
   }
   kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
 }

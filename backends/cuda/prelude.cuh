@@ -90,12 +90,18 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
   return kiln_num_groups(d) * kiln_local_size(d);
 }
 
+/* the number of set bits of a uint32_t */
+#define kiln_popcount_u32(x) ((uint32_t)__popc(x))
 #define kiln_barrier() __syncthreads()
 #define kiln_barrier32() __syncwarp()
 /* a value of the work-item d places later in the warp (all 32 call it):
  * the reductions' lane tree on registers */
 #define KILN_LANE_SHUFFLE 1
 #define kiln_lane_shuffle_down(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
+/* bit j set when work-item j of the warp (32) passes a nonzero `pred`
+ * (all 32 call it): the radix sort's digit match */
+#define KILN_LANE_BALLOT 1
+#define kiln_lane_ballot(pred) __ballot_sync(0xffffffffu, (pred))
 #define kiln_fence() __threadfence()
 
 /* a product the compiler never fuses into a multiply-add (complex

@@ -91,6 +91,8 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
   return kiln_num_groups(d) * kiln_local_size(d);
 }
 
+/* the number of set bits of a uint32_t */
+#define kiln_popcount_u32(x) ((uint32_t)__popc(x))
 #define kiln_barrier() __syncthreads()
 #define kiln_barrier32() __syncthreads()
 #define kiln_fence() __threadfence()

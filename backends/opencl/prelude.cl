@@ -62,6 +62,8 @@ KILN_DEVICE int64_t kiln_local_size(int d) { return (int64_t)get_local_size((uin
 KILN_DEVICE int64_t kiln_global_size(int d) { return (int64_t)get_global_size((uint)d); }
 KILN_DEVICE int64_t kiln_num_groups(int d) { return (int64_t)get_num_groups((uint)d); }
 
+/* the number of set bits of a uint32_t */
+#define kiln_popcount_u32(x) ((uint)popcount((uint)(x)))
 #define kiln_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define kiln_barrier32() barrier(CLK_LOCAL_MEM_FENCE)
 #define kiln_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
@@ -101,6 +103,15 @@ KILN_LANE_SHUFFLE_64(ulong, as_ulong)
 #ifdef KILN_HAS_DOUBLE
 KILN_LANE_SHUFFLE_64(double, as_double)
 #endif
+/* bit j set when work-item j of the warp passes a nonzero pred (all 32
+ * call it), through PTX's vote as CUDA's __ballot_sync */
+#define KILN_LANE_BALLOT 1
+KILN_DEVICE uint kiln_lane_ballot(int pred) {
+  uint r;
+  asm volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+               : "=r"(r) : "r"(pred));
+  return r;
+}
 #endif
 
 /* a product not fused into a multiply-add when it is its own expression:

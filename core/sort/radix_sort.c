@@ -21,15 +21,19 @@ static const char *uint_type(int bytes) { return bytes == 8 ? "uint64_t" : "uint
 /* The template with SORT_KEY_T, SORT_VAL_T and SORT_OFF_T replaced, after
  * the tile's geometry; data: a program_shape. */
 typedef struct program_shape {
-  int bytes[3]; /* key, value, offset */
+  int bytes[3]; /* key, value (0: keys alone, SORT_VAL_T a stand-in), offset */
   int group, items;
 } program_shape;
 
 static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   const program_shape *shape = data;
   static const char *names[3] = {"SORT_KEY_T", "SORT_VAL_T", "SORT_OFF_T"};
-  kiln_strbuf_appendf(out, "#define SORT_WG %d\n#define SORT_ITEMS %d\n", shape->group,
-                      shape->items);
+  kiln_strbuf_appendf(out,
+                      "#define SORT_WG %d\n#define SORT_ITEMS %d\n#define SORT_OS_ITEMS %d\n"
+                      "#define SORT_HAS_VALUES %d\n",
+                      shape->group, shape->items,
+                      kiln_sort_onesweep_items(shape->bytes[0], shape->bytes[1]),
+                      shape->bytes[1] != 0);
   const char *s = kiln_builtin_radix_sort;
   while (*s) {
     const char *next = strstr(s, "SORT_");
@@ -54,7 +58,7 @@ static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
 /* Three tile sizes only (segments up to 256 and 1024 keys, the passes): each is a program per kernel and key width to
  * compile. */
 kiln_status kiln_sort_catalog_add(kiln_catalog *catalog) {
-  static const int widths[][3] = {{4, 4, 4}, {8, 4, 4}, {4, 8, 8}, {8, 8, 8}};
+  static const int widths[][3] = {{4, 4, 4}, {8, 4, 4}, {4, 8, 8}, {8, 8, 8}, {4, 0, 4}, {8, 0, 4}};
   static const int tiles[] = {256, KILN_SORT_TILE, KILN_SORT_PASS_TILE};
   kiln_status status = KILN_OK;
   for (size_t w = 0; w < sizeof widths / sizeof widths[0] && status == KILN_OK; w++)
@@ -93,6 +97,12 @@ kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_byte
                           shape.group, ctx->info.name, ctx->ops->name,
                           (unsigned long long)(*out)->max_work_group_size);
   return status;
+}
+
+int kiln_sort_onesweep_items(int key_bytes, int val_bytes) {
+  /* the tile's keys and values in local memory: 32 KiB for 4 + 4 and 8 +
+   * 8 bytes, 36 KiB for 12 (CUDA's static limit is 48 KiB a work-group) */
+  return key_bytes + val_bytes <= 8 ? 16 : key_bytes + val_bytes <= 12 ? 12 : 8;
 }
 
 kiln_backend_arg kiln_sort_arg_array(const kiln_array *a) {
@@ -140,7 +150,13 @@ kiln_status kiln_sort_launch_groups(kiln_context *ctx, kiln_stream *stream,
   return kiln_program_launch(ctx, program, stream, &launch, nargs, args);
 }
 
-static int bytes_of(const kiln_array *a) { return (int)kiln_dtype_size(a->dtype); }
+/* (0 for absent values: the passes then move keys alone) */
+static int bytes_of(const kiln_array *a) { return a ? (int)kiln_dtype_size(a->dtype) : 0; }
+
+/* An array argument, or `instead` where the kernel never reads it. */
+static kiln_backend_arg arg_or(const kiln_array *a, const kiln_array *instead) {
+  return kiln_sort_arg_array(a ? a : instead);
+}
 
 static kiln_status alloc_1d(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype, int64_t n,
                             kiln_array **out) {
@@ -229,8 +245,8 @@ static kiln_status pass_reduce_then_scan(kiln_context *ctx, kiln_stream *stream,
                                    kiln_sort_arg_scalar(&pass, 4)};
   KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, programs[1], T, SORT_RADIX, 4, scan_args));
   kiln_backend_arg down_args[12] = {
-      kiln_sort_arg_array(k),          kiln_sort_arg_array(v),
-      kiln_sort_arg_array(k2),         kiln_sort_arg_array(v2),
+      kiln_sort_arg_array(k),          arg_or(v, k),
+      kiln_sort_arg_array(k2),         arg_or(v2, k2),
       kiln_sort_arg_array(st->counts), kiln_sort_arg_array(st->bases),
       kiln_sort_arg_scalar(&n, 8),     kiln_sort_arg_scalar(&tiles_per, 8),
       kiln_sort_arg_scalar(&ngroups, 8), kiln_sort_arg_scalar(&shift, 4),
@@ -238,16 +254,22 @@ static kiln_status pass_reduce_then_scan(kiln_context *ctx, kiln_stream *stream,
   return kiln_sort_launch_groups(ctx, stream, programs[2], T, ngroups, 12, down_args);
 }
 
+/* Keys per tile of the look-back passes (SORT_OS_TILE; values may be
+ * NULL). */
+static int64_t onesweep_tile(const kiln_array *keys, const kiln_array *values) {
+  return (int64_t)kiln_sort_group_size(T) * kiln_sort_onesweep_items(bytes_of(keys), bytes_of(values));
+}
+
 /* The look-back pass: one kernel, after zeroing the tile statuses. */
 static kiln_status pass_lookback(kiln_context *ctx, kiln_stream *stream, kiln_program *program,
                                  kiln_array *k, kiln_array *v, kiln_array *k2, kiln_array *v2,
                                  int32_t shift, int32_t pass, int32_t iota, pass_state *st) {
-  int64_t n = k->size, ntiles = (n + T - 1) / T;
+  int64_t n = k->size, tile = onesweep_tile(k, v), ntiles = (n + tile - 1) / tile;
   static const uint32_t zero = 0;
   KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->status, &zero, stream));
   kiln_backend_arg args[11] = {
-      kiln_sort_arg_array(k),         kiln_sort_arg_array(v),         kiln_sort_arg_array(k2),
-      kiln_sort_arg_array(v2),        kiln_sort_arg_array(st->bases), kiln_sort_arg_array(st->status),
+      kiln_sort_arg_array(k),         arg_or(v, k),                   kiln_sort_arg_array(k2),
+      arg_or(v2, k2),                 kiln_sort_arg_array(st->bases), kiln_sort_arg_array(st->status),
       kiln_sort_arg_scalar(&n, 8),    kiln_sort_arg_scalar(&ntiles, 8),
       kiln_sort_arg_scalar(&shift, 4), kiln_sort_arg_scalar(&pass, 4),
       kiln_sort_arg_scalar(&iota, 4)};
@@ -269,15 +291,18 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_arra
     KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, lookback ? "sort_onesweep" : rts[i], kb, vb,
                                            off_bytes, T, &programs[i]));
   KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, keys->dtype, n, &st->keys_alt));
-  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, values->dtype, n, &st->values_alt));
+  if (values) KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, values->dtype, n, &st->values_alt));
   /* reduce-then-scan: each work-group owns a run of whole tiles, so the
    * counts are 256 per work-group, not per tile */
   int64_t ngroups = streaming_groups(ctx, ntiles) / 2;
   if (ngroups < 1) ngroups = 1;
   int64_t tiles_per = (ntiles + ngroups - 1) / ngroups;
   ngroups = (ntiles + tiles_per - 1) / tiles_per;
-  if (lookback)
-    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32, 16 + SORT_RADIX * ntiles, &st->status));
+  if (lookback) {
+    int64_t tile = onesweep_tile(keys, values);
+    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32,
+                                  16 + SORT_RADIX * ((n + tile - 1) / tile), &st->status));
+  }
   else
     KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
                                   SORT_RADIX * ngroups, &st->counts));
@@ -301,6 +326,7 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_arra
   KILN_RETURN_IF_ERROR(ctx->ops->copy_d2d(ctx->device, bs, keys->buffer->handle,
                                           (uint64_t)keys->offset, st->keys_alt->buffer->handle,
                                           0, (size_t)(n * kb)));
+  if (!values) return KILN_OK;
   return ctx->ops->copy_d2d(ctx->device, bs, values->buffer->handle, (uint64_t)values->offset,
                             st->values_alt->buffer->handle, 0, (size_t)(n * vb));
 }
@@ -309,17 +335,26 @@ kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_
                                    kiln_array *values, int iota, int begin_bit, int end_bit) {
   KILN_CHECK_ARG(ctx);
   KILN_CHECK_ARG(keys);
-  KILN_CHECK_ARG(values);
   int kb = bytes_of(keys), vb = bytes_of(values);
   if ((keys->dtype != KILN_UINT32 && keys->dtype != KILN_UINT64) ||
-      (values->dtype != KILN_UINT32 && values->dtype != KILN_UINT64) || keys->ndim != 1 ||
-      values->ndim != 1 || keys->size != values->size ||
-      (keys->size > 1 && (keys->strides[0] != kb || values->strides[0] != vb)) ||
+      (values && ((values->dtype != KILN_UINT32 && values->dtype != KILN_UINT64) ||
+                  values->ndim != 1 || keys->size != values->size ||
+                  (keys->size > 1 && values->strides[0] != vb))) ||
+      keys->ndim != 1 || (keys->size > 1 && keys->strides[0] != kb) ||
       begin_bit < 0 || end_bit > 8 * kb || begin_bit > end_bit)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "sort: pairs need 1-D contiguous uint32/uint64 keys and values of one "
                           "size and bits within the key");
-  if (keys->size == 0) return KILN_OK;
+  if (keys->size == 0 || (!values && begin_bit == end_bit)) return KILN_OK;
+  if (!values && keys->size <= KILN_SORT_TILE) {
+    /* the local sort moves values: indices, dropped after */
+    kiln_array *index = NULL;
+    kiln_status status = alloc_1d(ctx, stream, KILN_UINT32, keys->size, &index);
+    if (status == KILN_OK)
+      status = sort_rows(ctx, stream, keys, index, 1, begin_bit, end_bit, keys->size);
+    kiln_array_release(index);
+    return status;
+  }
   if (keys->size <= KILN_SORT_TILE)
     return sort_rows(ctx, stream, keys, values, iota, begin_bit, end_bit, keys->size);
   if (begin_bit == end_bit) /* nothing to order by: at most the iota to write */

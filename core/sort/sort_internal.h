@@ -45,6 +45,10 @@ typedef struct kiln_sort_key_format {
   int bits;
 } kiln_sort_key_format;
 kiln_sort_key_format kiln_sort_key_format_of(kiln_dtype dtype);
+/* Whether an element is its key's inverse image (bool and the integers:
+ * sorting the keys alone gives the sorted elements bit for bit; a float's
+ * key merges NaNs and the zeros, so floats move by permutation). */
+int kiln_sort_keys_invertible(kiln_dtype dtype);
 
 /* The work of one sort: elements of `src` (a C-contiguous device array,
  * rows of row_len elements, or the segments of `offsets`: nseg + 1 int64 on
@@ -62,10 +66,15 @@ typedef struct kiln_sort_job {
   int descending;
 } kiln_sort_job;
 kiln_status kiln_sort_permutation(const kiln_sort_job *job, kiln_array **perm);
+/* The job's elements sorted (one row or segment, an invertible dtype:
+ * kiln_sort_keys_invertible), as a new 1-D array of src's dtype, by their
+ * keys alone: keys made, radix passes over the keys without values, the
+ * elements made back from the sorted keys (no permutation, no gather). */
+kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, kiln_array **sorted);
 
 /* Launches radix_sort.kl's sort_gather: out (C-contiguous, src's dtype; or
  * NULL) = src[perm], index (int64, or NULL) = perm % row_len (row_len 0:
- * perm). */
+ * perm). perm NULL: the identity (out = a copy of src). */
 kiln_status kiln_sort_gather(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
                              const kiln_array *perm, const kiln_array *out,
                              const kiln_array *index, int64_t row_len);
@@ -86,6 +95,10 @@ kiln_status kiln_sort_catalog_add(kiln_catalog *catalog);
  * the work-group size of a tile. */
 int kiln_sort_tile_for(int64_t longest);
 int kiln_sort_group_size(int tile);
+/* Keys per work-item of the look-back passes (SORT_OS_ITEMS of
+ * radix_sort.kl; their tile is kiln_sort_group_size(KILN_SORT_PASS_TILE)
+ * times as many), by the key and value widths in bytes. */
+int kiln_sort_onesweep_items(int key_bytes, int val_bytes);
 
 /* Launches `groups` work-groups (capped; the kernels loop) of a program
  * made for `tile`. */
@@ -94,11 +107,12 @@ kiln_status kiln_sort_launch_groups(kiln_context *ctx, kiln_stream *stream,
                                     int nargs, const kiln_backend_arg *args);
 
 /* Sorts keys (1-D contiguous uint32 or uint64 device array) with values
- * (uint32 or uint64, the same size) stably by the key bits [begin_bit,
- * end_bit), in place, queued on `stream`. iota: values are written, not
- * read (value i = i before the sort). Scratch (one more copy of keys and
- * values; 256 counters per work-group, or 256 look-back flags per tile of
- * KILN_SORT_PASS_TILE; 8 x 256 digit counts) comes from the pool.
+ * (uint32 or uint64, the same size; or NULL: the keys alone, half the
+ * memory traffic per pass) stably by the key bits [begin_bit, end_bit), in
+ * place, queued on `stream`. iota: values are written, not read (value i =
+ * i before the sort). Scratch (one more copy of keys and values; 256
+ * counters per work-group, or 256 look-back flags per ranked tile; 8 x 256
+ * digit counts) comes from the pool.
  *
  * This is also the entry kiln_random_permutation uses: uint64 keys,
  * uint32 or uint64 values, begin_bit 0, end_bit 64. */
@@ -149,7 +163,8 @@ void kiln_sort_input_free(kiln_sort_input *in);
 
 /* Writes the result of a permutation into output *o (operand `name` of
  * `what`) of in's shape and `dtype` (exactly): src[perm] when src is given,
- * else the indices (perm % row_len, row_len 0: perm; int64). Handles new,
+ * else the indices (perm % row_len, row_len 0: perm; int64); perm NULL:
+ * src itself (already sorted). Handles new,
  * device and host outputs and any view of a device output. */
 kiln_status kiln_sort_write_output(kiln_context *ctx, const char *what, const char *name,
                                    const kiln_operand *o, kiln_dtype dtype,

@@ -25,6 +25,14 @@ kiln_sort_key_format kiln_sort_key_format_of(kiln_dtype dtype) {
   }
 }
 
+int kiln_sort_keys_invertible(kiln_dtype dtype) {
+  switch (dtype) {
+    case KILN_BOOL: case KILN_UINT8: case KILN_INT8: case KILN_UINT16: case KILN_INT16:
+    case KILN_UINT32: case KILN_INT32: case KILN_UINT64: case KILN_INT64: return 1;
+    default: return 0;
+  }
+}
+
 static int bit_length(uint64_t v) {
   int b = 0;
   while (v) b++, v >>= 1;
@@ -159,24 +167,64 @@ kiln_status kiln_sort_permutation(const kiln_sort_job *job, kiln_array **perm) {
   return status;
 }
 
+static kiln_status unmake_keys(const kiln_sort_job *job, const kiln_array *keys, uint64_t flip,
+                               kiln_sort_key_kind kind, const kiln_array *out) {
+  kiln_program *program = NULL;
+  int kb = (int)kiln_dtype_size(keys->dtype);
+  KILN_RETURN_IF_ERROR(kiln_sort_program(job->ctx, "sort_unmake_keys", kb, kb, 4, 256, &program));
+  int64_t n = keys->size;
+  int32_t kind32 = (int32_t)kind;
+  kiln_backend_arg args[5] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(out),
+                              kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&kind32, 4),
+                              kiln_sort_arg_scalar(&flip, 8)};
+  return launch_elements(job->ctx, job->stream, program, n, 5, args);
+}
+
+kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, kiln_array **sorted) {
+  kiln_context *ctx = job->ctx;
+  int64_t n = job->src->size;
+  kiln_sort_key_format f = kiln_sort_key_format_of(job->src->dtype);
+  uint64_t flip = job->descending ? (f.bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << f.bits) - 1) : 0;
+  kiln_array *keys = NULL;
+  *sorted = NULL;
+  kiln_status status =
+      kiln_array_alloc(ctx, f.bits > 32 ? KILN_UINT64 : KILN_UINT32, 1, &n, &keys);
+  if (status == KILN_OK) status = kiln_buffer_use_on_stream(keys->buffer, job->stream);
+  if (status == KILN_OK) status = kiln_array_alloc(ctx, job->src->dtype, 1, &n, sorted);
+  if (status == KILN_OK) status = kiln_buffer_use_on_stream((*sorted)->buffer, job->stream);
+  /* (make_keys reads no permutation here: keys stands in for it) */
+  if (status == KILN_OK) status = make_keys(job, keys, 0, f.kind, 0, flip, keys);
+  if (status == KILN_OK) status = kiln_sort_pairs_device(ctx, job->stream, keys, NULL, 0, 0, f.bits);
+  if (status == KILN_OK) status = unmake_keys(job, keys, flip, f.kind, *sorted);
+  kiln_array_release(keys);
+  if (status != KILN_OK) {
+    kiln_array_release(*sorted);
+    *sorted = NULL;
+  }
+  return status;
+}
+
 kiln_status kiln_sort_gather(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
                              const kiln_array *perm, const kiln_array *out,
                              const kiln_array *index, int64_t row_len) {
-  int64_t n = perm->size;
+  int64_t n = perm ? perm->size : src->size;
   if (n == 0) return KILN_OK;
+  const kiln_array *any = perm ? perm : src; /* for arguments that are not read */
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(
-      kiln_sort_program(ctx, "sort_gather", 4, (int)kiln_dtype_size(perm->dtype), 4, 256, &program));
+  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_gather", 4,
+                                         perm ? (int)kiln_dtype_size(perm->dtype) : 4, 4, 256,
+                                         &program));
   int32_t itemsize = src ? (int32_t)kiln_dtype_size(src->dtype) : 1, write_values = out != NULL,
-          write_index = index != NULL;
-  kiln_backend_arg args[9] = {kiln_sort_arg_array(src ? src : perm),
-                              kiln_sort_arg_array(perm),
-                              kiln_sort_arg_array(out ? out : perm),
-                              kiln_sort_arg_array(index ? index : perm),
+          write_index = index != NULL, use_perm = perm != NULL;
+  kiln_backend_arg args[10] = {kiln_sort_arg_array(src ? src : any),
+                              kiln_sort_arg_array(any),
+                              kiln_sort_arg_array(out ? out : any),
+                              kiln_sort_arg_array(index ? index : any),
                               kiln_sort_arg_scalar(&n, 8),
                               kiln_sort_arg_scalar(&itemsize, 4),
                               kiln_sort_arg_scalar(&row_len, 8),
                               kiln_sort_arg_scalar(&write_values, 4),
-                              kiln_sort_arg_scalar(&write_index, 4)};
-  return launch_elements(ctx, stream, program, n, 9, args);
+                              kiln_sort_arg_scalar(&write_index, 4),
+                              kiln_sort_arg_scalar(&use_perm, 4)};
+  return launch_elements(ctx, stream, program, n, 10, args);
 }

@@ -109,7 +109,7 @@ kiln_status kiln_sort_write_output(kiln_context *ctx, const char *what, const ch
   if (result != dtype)
     status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the %s is %s; it must be %s", what,
                             name, kiln_dtype_name(result), kiln_dtype_name(dtype));
-  if (status == KILN_OK && perm->size > 0)
+  if (status == KILN_OK && (perm ? perm->size : src->size) > 0)
     status = write_into(ctx, out, in, src, perm, row_len, stream);
   if (status == KILN_OK && o->kind == KILN_OPERAND_HOST && made->size > 0) {
     if (stream) status = kiln_stream_synchronize(ctx, stream);
