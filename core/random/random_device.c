@@ -125,7 +125,7 @@ static void append_vector_store(const kiln_random_draw *d, int per_block, const 
  * offset or 64-bit arithmetic: 5 instructions of loop and store per block
  * beside Philox and the transform, where the general loop spends about 20
  * (docs/random.md, "Speed"); one draw site also lets the compiler keep
- * Philox's key schedule in uniform registers (28 registers, not 48). The
+ * Philox's key schedule in uniform registers (30 registers, not 48). The
  * store's byte offset j * 16 is a 32-bit product (blocks < 2^28): one
  * instruction fewer than indexing. */
 #define KILN_RANDOM_VECTOR_BLOCKS ((int64_t)1 << 28)
