@@ -9,18 +9,9 @@
  *     compiling (seen from outside: no entry is added or rewritten), a
  *     damaged or symlinked entry is compiled again and replaced, values
  *     right throughout; with the cache off nothing is written. */
-#include <dirent.h>
-#include <errno.h>
-#include <ftw.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "core/kernel/kernel_disk_cache.h"
-#include "core/runtime/sha256.h"
-#include "harness.h"
+#include "disk_cache_testing.h"
 
 #define TONES 8
-#define MAX_ENTRIES 64
 
 /* The library in use ("vendor: VkFFT 1.2.26 ..."), or NULL after a skip. */
 static const char *library(kiln_context *ctx, char *text, size_t size) {
@@ -170,117 +161,20 @@ static void test_scratch_pool(kiln_context *ctx) {
 
 /* ---- VkFFT's programs in the disk cache ------------------------------ */
 
-static kiln_device_info device;
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-static char *temp_dir(void) {
-  const char *base = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
-  char *dir = malloc(strlen(base) + 32);
-  sprintf(dir, "%s/kiln-vkfft-cache-XXXXXX", base);
-  if (!mkdtemp(dir)) {
-    harness_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
-    free(dir);
-    return NULL;
-  }
-  return dir;
-}
-
-static void remove_dir(char *dir) {
-  nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-  free(dir);
-}
-
-typedef struct entries {
-  int count;
-  char names[MAX_ENTRIES][KILN_DISK_ENTRY_NAME_SIZE];
-  ino_t inodes[MAX_ENTRIES];
-} entries;
-
-/* The *.kiln entries of dir, sorted by name, with their inodes (lstat: a
- * symbolic link is its own). */
-static void list_entries(const char *dir, entries *list) {
-  memset(list, 0, sizeof *list);
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL)
-    if (strlen(e->d_name) == 69 && strcmp(e->d_name + 64, ".kiln") == 0 &&
-        list->count < MAX_ENTRIES)
-      snprintf(list->names[list->count++], KILN_DISK_ENTRY_NAME_SIZE, "%s", e->d_name);
-  closedir(d);
-  qsort(list->names, (size_t)list->count, sizeof list->names[0],
-        (int (*)(const void *, const void *))strcmp);
-  for (int i = 0; i < list->count; i++) {
-    char path[4200];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, list->names[i]);
-    if (lstat(path, &st) == 0) list->inodes[i] = st.st_ino;
-  }
-}
-
-static int same_entries(const entries *a, const entries *b) {
-  if (a->count != b->count) return 0;
-  for (int i = 0; i < a->count; i++)
-    if (strcmp(a->names[i], b->names[i]) != 0 || a->inodes[i] != b->inodes[i]) return 0;
-  return 1;
-}
-
-static unsigned char *read_all(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *data = malloc((size_t)n + 1);
-  *size = fread(data, 1, (size_t)n, f);
-  fclose(f);
-  return data;
-}
-
-/* A regular file, 0600, whose checksum and key match its name, whose key
- * is a VkFFT program's. */
+/* A valid entry (disk_cache_testing.h), a regular file of mode 0600, whose
+ * key is a VkFFT program's. */
 static int vkfft_entry_valid(const char *dir, const char *name) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   struct stat st;
-  if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 0777) != 0600) return 0;
+  if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 0777) != 0600 ||
+      !entry_valid(dir, name))
+    return 0;
   size_t size = 0;
   unsigned char *file = read_all(path, &size);
-  if (!file) return 0;
-  int ok = 0;
-  if (size >= 64) {
-    uint64_t key_length = 0;
-    for (int i = 7; i >= 0; i--) key_length = (key_length << 8) | file[16 + i];
-    const void *payload = NULL;
-    size_t payload_size = 0;
-    char hex[65];
-    if (key_length <= size - 64 &&
-        kiln_disk_cache_check(file, size, (const char *)file + 64, (size_t)key_length, &payload,
-                              &payload_size) == KILN_OK) {
-      kiln_sha256_hex(file + 64, (size_t)key_length, hex);
-      ok = strncmp(hex, name, 64) == 0 && payload_size > 0 &&
-           memmem(file + 64, (size_t)key_length, "VkFFT", 5) != NULL;
-    }
-  }
+  int ok = file && memmem(file + 64, size - 64, "VkFFT 1.", 8) != NULL;
   free(file);
   return ok;
-}
-
-static kiln_context *open_context(const char *dir, int cache) {
-  kiln_context_options o;
-  kiln_context_options_init(&o);
-  o.backends = device.backend;
-  o.device = device.index;
-  o.cache_dir = dir;
-  o.cache = cache;
-  kiln_context *ctx = NULL;
-  if (kiln_context_create(&o, &ctx) != KILN_OK)
-    harness_fail(__FILE__, __LINE__, "kiln_context_create: %s", kiln_last_error());
-  return ctx;
 }
 
 /* fft (forward and inverse, two plans of VkFFT) of 64 random complex64
@@ -327,10 +221,10 @@ static int run_vkfft(kiln_context *ctx) {
 
 /* How an entry is spoiled before the next context reads it. */
 typedef enum damage { FLIPPED, ENVELOPE, SYMLINK, DAMAGE_COUNT } damage;
-static const char *const damage_names[] = {"a flipped byte (the file's checksum)",
-                                           "a flipped byte of the driver's binary, resealed "
-                                           "(kiln's OpenCL envelope)",
-                                           "a symbolic link to a valid copy"};
+static const char *const damage_names[] = {
+    "a flipped byte (the file's checksum)",
+    "a flipped byte of the driver's binary, resealed (kiln's OpenCL envelope)",
+    "a symbolic link to a valid copy"};
 
 static void spoil(const char *dir, const char *name, damage kind) {
   char path[4200], copy[4300];
@@ -344,23 +238,13 @@ static void spoil(const char *dir, const char *name, damage kind) {
   }
   if (kind == SYMLINK) {
     snprintf(copy, sizeof copy, "%s/valid-copy", dir);
-    FILE *f = fopen(copy, "wb");
-    CHECK(f && fwrite(file, 1, size, f) == size);
-    if (f) fclose(f);
+    write_all(copy, file, size);
     chmod(copy, 0600);
     CHECK(unlink(path) == 0 && symlink(copy, path) == 0);
   } else {
     file[size - 100] ^= 0x5a; /* inside the driver's bytes, past kiln's envelope header */
-    if (kind == ENVELOPE) {   /* the disk cache's checksum made right again */
-      kiln_sha256 h;
-      kiln_sha256_init(&h);
-      kiln_sha256_update(&h, file, 32);
-      kiln_sha256_update(&h, file + 64, size - 64);
-      kiln_sha256_final(&h, file + 32);
-    }
-    FILE *f = fopen(path, "wb");
-    CHECK(f && fwrite(file, 1, size, f) == size);
-    if (f) fclose(f);
+    if (kind == ENVELOPE) reseal(file, size); /* the file's checksum made right again */
+    write_all(path, file, size);
   }
   free(file);
 }
@@ -372,12 +256,12 @@ static void test_disk_cache(kiln_context *harness_ctx) {
     harness_skip("the disk cache serves VkFFT's programs; %s compiles none of kiln's", text);
     return;
   }
-  CHECK_OK(kiln_context_device_info(harness_ctx, &device));
+  record_device(harness_ctx);
   char *dir = temp_dir();
   if (!dir) return;
-  entries first, again, after;
+  entry_list first, again, after;
   /* a cold directory: VkFFT compiles, each program is stored */
-  kiln_context *ctx = open_context(dir, 1);
+  kiln_context *ctx = open_context(dir, 1, 0);
   CHECK(run_vkfft(ctx));
   kiln_context_release(ctx);
   list_entries(dir, &first);
@@ -386,7 +270,7 @@ static void test_disk_cache(kiln_context *harness_ctx) {
     CHECK_MSG(vkfft_entry_valid(dir, first.names[i]), "entry %s is not a valid VkFFT entry",
               first.names[i]);
   /* a new context plans again and loads them all: nothing added or rewritten */
-  ctx = open_context(dir, 1);
+  ctx = open_context(dir, 1, 0);
   CHECK(run_vkfft(ctx));
   kiln_context_release(ctx);
   list_entries(dir, &again);
@@ -398,7 +282,7 @@ static void test_disk_cache(kiln_context *harness_ctx) {
     const char *name = first.names[kind % first.count];
     spoil(dir, name, (damage)kind);
     list_entries(dir, &again);
-    ctx = open_context(dir, 1);
+    ctx = open_context(dir, 1, 0);
     CHECK_MSG(run_vkfft(ctx), "after %s", damage_names[kind]);
     kiln_context_release(ctx);
     list_entries(dir, &after);
@@ -413,16 +297,18 @@ static void test_disk_cache(kiln_context *harness_ctx) {
         CHECK_MSG(after.inodes[i] != again.inodes[i] && vkfft_entry_valid(dir, name),
                   "after %s the entry was not replaced", damage_names[kind]);
   }
-  remove_dir(dir);
+  remove_tree(dir);
+  free(dir);
   /* the cache off: VkFFT compiles, nothing is written */
   dir = temp_dir();
   if (!dir) return;
-  ctx = open_context(dir, 0);
+  ctx = open_context(dir, 0, 0);
   CHECK(run_vkfft(ctx));
   kiln_context_release(ctx);
   list_entries(dir, &after);
   CHECK_MSG(after.count == 0, "the cache is off, yet %d entries were written", after.count);
-  remove_dir(dir);
+  remove_tree(dir);
+  free(dir);
 }
 
 static const harness_test tests[] = {{"scratch_pool", test_scratch_pool},
