@@ -92,7 +92,9 @@ cl_int kiln_vkfft_build_program(cl_program program, cl_uint count, const cl_devi
   }
   cl_int code = cl->clBuildProgram(program, count, devices, options, notify, data);
   if (p && program && program == p->pending) {
-    if (code == CL_SUCCESS && p->pending_key) {
+    /* the key holds the source only: a build with options of its own
+     * (none in 1.2.26) is not kept */
+    if (code == CL_SUCCESS && p->pending_key && (!options || !options[0])) {
       p->compiled++;
       kiln_log(KILN_LOG_DEBUG, "opencl: %s program compiled (not in the disk cache); storing it",
                p->library);
