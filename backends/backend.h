@@ -119,12 +119,32 @@ typedef enum kiln_backend_fft_type {
   KILN_BACKEND_FFT_C2R
 } kiln_backend_fft_type;
 
+/* Core's disk cache of compiled programs (core/kernel/kernel_disk_cache.h:
+ * its directory, trust rules and KILN_CACHE settings), lent to a library
+ * that compiles kernels of its own while it plans (VkFFT), so that the
+ * next process loads them instead. `key` names one program completely (its
+ * source and whatever else decides the binary); core adds the backend,
+ * device, driver, device_fingerprint and kiln's version. Valid only during
+ * the call it is passed to. */
+typedef struct kiln_backend_program_cache {
+  void *owner;
+  /* The module (module_load_binary) of a valid entry of key, or NULL: none,
+   * the cache is off, or the entry was refused (logged; compile instead). */
+  kiln_backend_module *(*load)(void *owner, const char *key);
+  /* Stores module's binary (module_binary) under key; failures are logged,
+   * never returned. */
+  void (*store)(void *owner, const char *key, kiln_backend_module *module);
+} kiln_backend_program_cache;
+
 typedef struct kiln_backend_fft {
   kiln_backend_fft_type type;
   int double_precision; /* complex128 / float64 rather than complex64 / float32 */
   int64_t n, batch;     /* >= 1 */
   int rank;             /* 0 or 1: 1-D; 2, 3: outer holds rank - 1 lengths */
   int64_t outer[2];     /* the slower dims' lengths, slowest first */
+  /* where a library that compiles while planning keeps its programs; NULL:
+   * nowhere. Valid during fft_plan_create only (a plan keeps no copy). */
+  const kiln_backend_program_cache *programs;
 } kiln_backend_fft;
 
 typedef struct kiln_backend_fft_plan kiln_backend_fft_plan;

@@ -25,6 +25,15 @@ if(KILN_FAULT_INJECTION)
     set_tests_properties(fault_fft_vendor.${b} PROPERTIES SKIP_RETURN_CODE 77
       LABELS "backend=${b};fault" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=vendor")
   endforeach()
+  # fault_fft_vendor_cold.<backend>: the same on an empty disk cache each
+  # run, so VkFFT's programs are compiled and stored under the faults (the
+  # warm one above loads them)
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME fault_fft_vendor_cold.${b} COMMAND test_fault fft_host_cold)
+    set_tests_properties(fault_fft_vendor_cold.${b} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=${b};fault"
+      ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=vendor")
+  endforeach()
   # fault_fft_vendor_clfft.opencl: the same through clFFT (the default
   # above is VkFFT where built in)
   if("opencl" IN_LIST KILN_TEST_BACKENDS)

@@ -35,6 +35,7 @@ kiln_status gpu_fft_plan_create(kiln_backend_device *device, const kiln_backend_
   if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "%s: no memory for an FFT plan",
                                 device->runtime->name);
   p->fft = *fft;
+  p->fft.programs = NULL; /* lent for the plan_create call only */
   kiln_status status = gpu_enter(device);
   if (status == KILN_OK) {
     status = library->plan_create(fft, &p->vendor, work_bytes);

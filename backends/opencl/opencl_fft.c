@@ -98,6 +98,7 @@ kiln_status kiln_opencl_clfft_plan_create(kiln_backend_device *device, const kil
   kiln_opencl_clfft_plan *p = calloc(1, sizeof *p);
   if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "opencl: no memory for an FFT plan");
   p->fft = *fft;
+  p->fft.programs = NULL; /* lent for the plan_create call only */
   const size_t n = (size_t)fft->n, half = n / 2 + 1;
   int in = KILN_CLFFT_COMPLEX_INTERLEAVED, out = KILN_CLFFT_COMPLEX_INTERLEAVED;
   size_t in_row = n, out_row = n; /* the fastest dim's extent in memory */

@@ -28,16 +28,18 @@ kiln_status kiln_opencl_clfft_execute(kiln_backend_device *device, kiln_backend_
                                       uint64_t out_offset, kiln_backend_buffer *work, int sign);
 void kiln_opencl_clfft_plan_destroy(kiln_opencl_clfft_plan *plan);
 
-/* VkFFT: no work buffer (a plan holds what VkFFT allocates). Without
+/* VkFFT: *work_bytes of scratch from the pool for a plan that takes
+ * several uploads along an axis (four-step, large Bluestein), else 0; its
+ * programs through fft->programs (opencl_vkfft_programs.h). Without
  * vkFFT.h at build time each call is UNAVAILABLE saying so. */
 typedef struct kiln_opencl_vkfft_plan kiln_opencl_vkfft_plan;
 kiln_status kiln_opencl_vkfft_describe(kiln_backend_device *device, char *text, size_t size);
 kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
-                                          kiln_opencl_vkfft_plan **plan);
+                                          kiln_opencl_vkfft_plan **plan, size_t *work_bytes);
 kiln_status kiln_opencl_vkfft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
                                       kiln_opencl_vkfft_plan *plan, kiln_backend_buffer *in,
                                       uint64_t in_offset, kiln_backend_buffer *out,
-                                      uint64_t out_offset, int sign);
+                                      uint64_t out_offset, kiln_backend_buffer *work, int sign);
 void kiln_opencl_vkfft_plan_destroy(kiln_opencl_vkfft_plan *plan);
 /* Nonzero when vkFFT.h was found at build time. */
 int kiln_opencl_vkfft_built_in(void);

@@ -55,7 +55,7 @@ kiln_status kiln_opencl_fft_plan_create(kiln_backend_device *device, const kiln_
   kiln_backend_fft_plan *p = calloc(1, sizeof *p);
   if (!p) return kiln_error_set(KILN_ERROR_OUT_OF_MEMORY, "opencl: no memory for an FFT plan");
   kiln_status status = library == KILN_OPENCL_FFT_VKFFT
-                           ? kiln_opencl_vkfft_plan_create(device, fft, &p->vkfft)
+                           ? kiln_opencl_vkfft_plan_create(device, fft, &p->vkfft, work_bytes)
                            : kiln_opencl_clfft_plan_create(device, fft, &p->clfft, work_bytes);
   if (status != KILN_OK) {
     free(p);
@@ -71,7 +71,7 @@ kiln_status kiln_opencl_fft_execute(kiln_backend_device *device, kiln_backend_st
                                     uint64_t out_offset, kiln_backend_buffer *work, int sign) {
   if (plan->vkfft)
     return kiln_opencl_vkfft_execute(device, stream, plan->vkfft, in, in_offset, out, out_offset,
-                                     sign);
+                                     work, sign);
   return kiln_opencl_clfft_execute(device, stream, plan->clfft, in, in_offset, out, out_offset,
                                    work, sign);
 }

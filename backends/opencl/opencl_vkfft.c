@@ -16,12 +16,15 @@
  * (isInputFormatted: VkFFT reads inputBuffer and writes buffer, in both
  * directions; C2R: isOutputFormatted, reading buffer, which it may
  * overwrite as the backend contract allows, writing outputBuffer), offsets
- * given at each launch. VkFFT generates and compiles its kernels when the
- * plan is made (clBuildProgram on the device) and, for the four-step and
- * Bluestein algorithms, allocates its own scratch and chirp buffers then:
- * they live with the plan (work_bytes is 0). Unnormalised, as core wants.
- * VkFFTAppend sets arguments of the plan's cl_kernels before each enqueue,
- * so executions of one plan are serialised by its lock. */
+ * given at each launch. VkFFT generates its kernels when the plan is made
+ * and builds them, or loads them from core's disk cache
+ * (opencl_vkfft_programs.h). Its scratch (the four-step reorder and
+ * Bluestein's work space) is a user temp buffer: core passes one from its
+ * memory pool to each execution (work_bytes, below); the chirp tables and
+ * lookup tables VkFFT fills at plan time stay its own, held by the plan.
+ * Unnormalised, as core wants. VkFFTAppend sets arguments of the plan's
+ * cl_kernels before each enqueue, so executions of one plan are serialised
+ * by its lock. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +35,7 @@
 
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_fft.h"
+#include "backends/opencl/opencl_vkfft_programs.h"
 #include "core/runtime/error.h"
 #include "core/runtime/log.h"
 
@@ -154,6 +158,8 @@ struct kiln_opencl_vkfft_plan {
   cl_device_id device;
   cl_context context;
   uint64_t buffer_bytes, in_bytes, out_bytes; /* VkFFT's bufferSize & co. */
+  uint64_t temp_bytes; /* VkFFT's tempBufferSize: what it may use of the scratch */
+  int uses_temp;       /* some axis takes several uploads: the scratch is read */
 };
 
 /* VkFFT's result codes (VkFFTResult, vkFFT.h) as kiln's statuses: lengths
@@ -192,9 +198,45 @@ kiln_status kiln_opencl_vkfft_describe(kiln_backend_device *device, char *text, 
   return KILN_OK;
 }
 
+/* Whether VkFFT's kernels of plan read or write the temp buffer: only a
+ * transform of several uploads along an axis does (VkFFT allocates its own
+ * when some axis has numAxisUploads > 1 and reorders or runs Bluestein;
+ * this asks the wider question, so a plan that needs it always gets it). */
+static int vkfft_uses_temp(const VkFFTApplication *app) {
+  const VkFFTPlan *plans[2] = {app->localFFTPlan, app->localFFTPlan_inverse};
+  for (int k = 0; k < 2; k++)
+    for (uint64_t i = 0; plans[k] && i < app->configuration.FFTdim; i++)
+      if (plans[k]->numAxisUploads[i] > 1) return 1;
+  return 0;
+}
+
+/* The scratch VkFFT's own allocation would have had (its formula in
+ * VkFFTScheduler, 1.2.26: the axis's sizes, Bluestein's padded one
+ * included, times the batches), over the axes that use it. The starting
+ * value given (the complex buffer's size), raised by VkFFT itself for a
+ * Bluestein axis, is never short of it; checked all the same, as a later
+ * VkFFT may size it otherwise. */
+static uint64_t vkfft_temp_needed(const VkFFTApplication *app, uint64_t complex_bytes) {
+  uint64_t need = 0;
+  const VkFFTPlan *plans[2] = {app->localFFTPlan, app->localFFTPlan_inverse};
+  uint64_t batches = app->configuration.numberBatches > app->actualNumBatches
+                         ? app->configuration.numberBatches
+                         : app->actualNumBatches;
+  for (int k = 0; k < 2; k++)
+    for (uint64_t i = 0; plans[k] && i < app->configuration.FFTdim; i++) {
+      if (plans[k]->numAxisUploads[i] <= 1) continue;
+      const uint64_t *size = plans[k]->actualFFTSizePerAxis[i];
+      int r2c_split = app->configuration.performR2C && i == 0 && plans[k]->multiUploadR2C;
+      uint64_t bytes = (size[0] + (r2c_split ? 1 : 0)) * size[1] * size[2] * batches * complex_bytes;
+      if (bytes > need) need = bytes;
+    }
+  return need;
+}
+
 kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
-                                          kiln_opencl_vkfft_plan **plan) {
+                                          kiln_opencl_vkfft_plan **plan, size_t *work_bytes) {
   *plan = NULL;
+  *work_bytes = 0;
   /* VkFFT 1.2.26 refuses a length of 1 (VKFFT_ERROR_UNSUPPORTED_RADIX)
    * after generating code: said at once (core's kernels then take it) */
   if (fft->n == 1)
@@ -209,6 +251,7 @@ kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kil
     return kiln_error_set(KILN_ERROR_INTERNAL, "opencl: pthread_mutex_init failed");
   }
   p->fft = *fft;
+  p->fft.programs = NULL; /* lent for this call only */
   p->device = device->device;
   p->context = device->context;
   const uint64_t n = (uint64_t)fft->n, half = n / 2 + 1;
@@ -232,6 +275,14 @@ kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kil
   c.bufferStride[2] = row * items;
   p->buffer_bytes = row * items * c.numberBatches * complex_bytes;
   c.bufferSize = &p->buffer_bytes;
+  /* the scratch is core's (a pool block per execution). VkFFT wants its
+   * size before planning and has no call that computes it: the complex
+   * buffer's size is what its default takes for every axis but a
+   * Bluestein one, whose larger need VkFFT writes into temp_bytes itself
+   * while planning (1.2.26); checked below. */
+  p->temp_bytes = p->buffer_bytes;
+  c.userTempBuffer = 1;
+  c.tempBufferSize = &p->temp_bytes;
   if (fft->type == KILN_BACKEND_FFT_C2R) {
     c.performR2C = 1;
     c.makeInversePlanOnly = 1;
@@ -256,9 +307,15 @@ kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kil
     }
   }
   p->blocks.prev = p->blocks.next = &p->blocks;
+  char library[64];
+  int v = VkFFTGetVersion();
+  snprintf(library, sizeof library, "VkFFT %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+  kiln_vkfft_programs programs;
+  kiln_vkfft_programs_begin(&programs, device, fft->programs, library);
   vkfft_tracking = &p->blocks;
   VkFFTResult result = initializeVkFFT(&p->app, c); /* deletes its own state on failure */
   vkfft_tracking = NULL;
+  kiln_vkfft_programs_end(&programs);
   kiln_status status = vkfft_check(result, "initializeVkFFT", fft);
   if (status != KILN_OK) {
     vkfft_free_all(&p->blocks); /* what VkFFT's failure path left */
@@ -266,9 +323,26 @@ kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kil
     free(p);
     return status;
   }
-  kiln_log(KILN_LOG_DEBUG, "opencl: VkFFT plan made (type %d, rank %d, n %lld, batch %lld, %s)",
+  p->uses_temp = vkfft_uses_temp(&p->app);
+  uint64_t needed = vkfft_temp_needed(&p->app, complex_bytes);
+  if (p->uses_temp && needed > p->temp_bytes) {
+    /* a VkFFT whose planner sizes its scratch otherwise: refused, never
+     * run with too little (core's kernels take the case) */
+    status = kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
+                            "opencl: VkFFT wants %llu bytes of scratch for n %lld, more than the "
+                            "%llu it was given",
+                            (unsigned long long)needed, (long long)fft->n,
+                            (unsigned long long)p->temp_bytes);
+    kiln_opencl_vkfft_plan_destroy(p);
+    return status;
+  }
+  if (p->uses_temp) *work_bytes = (size_t)p->temp_bytes;
+  kiln_log(KILN_LOG_DEBUG,
+           "opencl: VkFFT plan made (type %d, rank %d, n %lld, batch %lld, %s; scratch %llu "
+           "bytes from the pool; programs: %u from the disk cache, %u compiled%s)",
            (int)fft->type, rank, (long long)fft->n, (long long)fft->batch,
-           fft->double_precision ? "double" : "single");
+           fft->double_precision ? "double" : "single", (unsigned long long)*work_bytes,
+           programs.from_cache, programs.compiled, fft->programs ? "" : ", no disk cache");
   *plan = p;
   return KILN_OK;
 }
@@ -276,11 +350,20 @@ kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kil
 kiln_status kiln_opencl_vkfft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
                                       kiln_opencl_vkfft_plan *plan, kiln_backend_buffer *in,
                                       uint64_t in_offset, kiln_backend_buffer *out,
-                                      uint64_t out_offset, int sign) {
+                                      uint64_t out_offset, kiln_backend_buffer *work, int sign) {
+  if (plan->uses_temp && (!work || work->bytes < plan->temp_bytes))
+    return kiln_error_set(KILN_ERROR_INTERNAL,
+                          "opencl: VkFFT (n %lld) needs %llu bytes of scratch, given %llu",
+                          (long long)plan->fft.n, (unsigned long long)plan->temp_bytes,
+                          work ? (unsigned long long)work->bytes : 0ull);
   cl_command_queue queue = kiln_opencl_stream_or_default(device, stream)->queue;
   cl_mem in_mem = in->mem, out_mem = out->mem;
+  /* a plan that never touches its temp buffer still has to name one
+   * (VKFFT_ERROR_EMPTY_tempBuffer): the output stands in, unread */
+  cl_mem temp_mem = plan->uses_temp ? work->mem : out->mem;
   VkFFTLaunchParams launch = {0};
   launch.commandQueue = &queue;
+  launch.tempBuffer = &temp_mem;
   int inverse = plan->fft.type == KILN_BACKEND_FFT_C2R ? 1
                 : plan->fft.type == KILN_BACKEND_FFT_R2C ? -1
                                                          : sign;
@@ -327,19 +410,20 @@ kiln_status kiln_opencl_vkfft_describe(kiln_backend_device *device, char *text, 
 }
 
 kiln_status kiln_opencl_vkfft_plan_create(kiln_backend_device *device, const kiln_backend_fft *fft,
-                                          kiln_opencl_vkfft_plan **plan) {
+                                          kiln_opencl_vkfft_plan **plan, size_t *work_bytes) {
   (void)device;
   (void)fft;
   *plan = NULL;
+  *work_bytes = 0;
   return vkfft_missing();
 }
 
 kiln_status kiln_opencl_vkfft_execute(kiln_backend_device *device, kiln_backend_stream *stream,
                                       kiln_opencl_vkfft_plan *plan, kiln_backend_buffer *in,
                                       uint64_t in_offset, kiln_backend_buffer *out,
-                                      uint64_t out_offset, int sign) {
+                                      uint64_t out_offset, kiln_backend_buffer *work, int sign) {
   (void)device, (void)stream, (void)plan, (void)in, (void)in_offset, (void)out, (void)out_offset,
-      (void)sign;
+      (void)work, (void)sign;
   return vkfft_missing();
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/fft/fft_internal.h"
+#include "core/kernel/kernel_disk_cache.h"
 #include "core/runtime/log.h"
 #include "core/codegen/elementwise.h"
 #include "kiln/stream.h"
@@ -238,9 +239,11 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
   plan->precision = precision;
   kiln_status status = KILN_OK;
   if (vendor_type) {
+    kiln_backend_program_cache programs; /* VkFFT's kernels in the disk cache */
+    kiln_disk_program_cache(ctx, &programs);
     kiln_backend_fft fft = {.type = (kiln_backend_fft_type)vendor_type,
                             .double_precision = precision == FFT_DOUBLE, .n = n, .batch = batch,
-                            .rank = rank > 1 ? rank : 1};
+                            .rank = rank > 1 ? rank : 1, .programs = &programs};
     for (int d = 0; d + 1 < fft.rank; d++) fft.outer[d] = plan->outer[d] = outer[d];
     plan->vendor_type = (kiln_backend_fft_type)vendor_type;
     plan->batch = batch;

@@ -497,3 +497,28 @@ void kiln_disk_cache_store(kiln_context *ctx, const kiln_disk_entry *entry,
   write_entry(ctx, entry->name, kiln_strbuf_text(&entry->key), entry->key.length, binary, size);
   free(binary);
 }
+
+/* ---- the cache lent to vendor libraries (backend.h) ------------------- */
+
+static kiln_backend_module *program_load(void *owner, const char *key) {
+  kiln_context *ctx = owner;
+  kiln_disk_entry entry;
+  if (!kiln_disk_entry_init(ctx, key, KILN_DISK_LIBRARY_OPTIONS, &entry)) return NULL;
+  kiln_backend_module *module = kiln_disk_cache_load(ctx, &entry);
+  kiln_disk_entry_free(&entry);
+  return module;
+}
+
+static void program_store(void *owner, const char *key, kiln_backend_module *module) {
+  kiln_context *ctx = owner;
+  kiln_disk_entry entry;
+  if (!kiln_disk_entry_init(ctx, key, KILN_DISK_LIBRARY_OPTIONS, &entry)) return;
+  kiln_disk_cache_store(ctx, &entry, module);
+  kiln_disk_entry_free(&entry);
+}
+
+void kiln_disk_program_cache(kiln_context *ctx, kiln_backend_program_cache *cache) {
+  cache->owner = ctx;
+  cache->load = program_load;
+  cache->store = program_store;
+}

@@ -79,6 +79,14 @@ kiln_backend_module *kiln_disk_cache_load(kiln_context *ctx, const kiln_disk_ent
 void kiln_disk_cache_store(kiln_context *ctx, const kiln_disk_entry *entry,
                            kiln_backend_module *module);
 
+/* Fills *cache with ctx's disk cache as backend.h's program cache, for a
+ * vendor library that compiles kernels while it plans (VkFFT through the
+ * OpenCL backend): each key is looked up and stored as a composed source
+ * (options KILN_DISK_LIBRARY_OPTIONS), so the entries follow every rule
+ * above. With the cache off, load finds nothing and store keeps nothing. */
+#define KILN_DISK_LIBRARY_OPTIONS "(a library's own program)"
+void kiln_disk_program_cache(kiln_context *ctx, kiln_backend_program_cache *cache);
+
 /* The header of an entry file holding `key` and `binary` (magic, format,
  * sizes, checksum); the file is the header, the key, then the binary. */
 void kiln_disk_cache_header(unsigned char header[KILN_DISK_CACHE_HEADER_SIZE], const char *key,

@@ -22,7 +22,9 @@
  *   - leave the context usable: the same scenario, run again on it without
  *     a fault, gives correct values.
  * The counts of injected faults are printed. */
+#include <dirent.h>
 #include <dlpack/dlpack.h>
+#include <unistd.h>
 
 #include "core/codegen/scan_line.h"
 #include "core/runtime/fault_injection.h"
@@ -387,6 +389,30 @@ static kiln_status scenario_fft_host(kiln_context *ctx, int *correct) {
     *correct = close_to(spectrum[0], re, 1e-4) && close_to(spectrum[1], im, 1e-4);
   }
   return s;
+}
+
+/* scenario_fft_host on a cold disk cache: the entries of $KILN_CACHE_DIR
+ * (test_fft_host_cold points it at a directory of its own) removed first,
+ * so that VkFFT compiles its programs and stores them in every run (the
+ * stores' module_binary and host allocations fail in turn);
+ * fault_fft_vendor.<backend> finds them stored and loads them. */
+static void remove_cache_entries(const char *dir) {
+  DIR *d = dir ? opendir(dir) : NULL;
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    size_t length = strlen(e->d_name);
+    if (length > 5 && strcmp(e->d_name + length - 5, ".kiln") == 0) {
+      char path[4200];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+  }
+  if (d) closedir(d);
+}
+
+static kiln_status scenario_fft_host_cold(kiln_context *ctx, int *correct) {
+  remove_cache_entries(getenv("KILN_CACHE_DIR"));
+  return scenario_fft_host(ctx, correct);
 }
 
 /* add.reduce, argmax, cumsum, compaction of the positive elements and a
@@ -917,6 +943,25 @@ static void test_scan_line(kiln_context *ctx) { (void)ctx; prepare(); sweep_both
 static void test_interop(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("interop", scenario_interop); }
 static void test_fft(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fft", scenario_fft); }
 static void test_fft_host(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("fft_host", scenario_fft_host); }
+static void test_fft_host_cold(kiln_context *ctx) {
+  (void)ctx;
+  prepare();
+  const char *base = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+  char dir[4096], *saved = getenv("KILN_CACHE_DIR") ? strdup(getenv("KILN_CACHE_DIR")) : NULL;
+  snprintf(dir, sizeof dir, "%s/kiln-fault-cold-XXXXXX", base);
+  if (!mkdtemp(dir)) {
+    harness_fail(__FILE__, __LINE__, "mkdtemp %s failed", dir);
+    free(saved);
+    return;
+  }
+  setenv("KILN_CACHE_DIR", dir, 1); /* read by each context the sweep makes */
+  sweep_both("fft_host_cold", scenario_fft_host_cold);
+  remove_cache_entries(dir);
+  if (saved) setenv("KILN_CACHE_DIR", saved, 1);
+  else unsetenv("KILN_CACHE_DIR");
+  free(saved);
+  rmdir(dir);
+}
 static void test_stats(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("stats", scenario_stats); }
 static void test_memory(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("memory", scenario_memory); }
 static void test_streams(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("streams", scenario_streams); }
@@ -957,6 +1002,7 @@ static const harness_test tests[] = {
     {"scan_line", test_scan_line},   {"sort", test_sort},
     {"search", test_search},         {"permutation", test_permutation},
     {"totals", test_totals},
+    {"fft_host_cold", test_fft_host_cold},
     {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

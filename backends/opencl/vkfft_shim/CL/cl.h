@@ -6,7 +6,8 @@
  * entry point VkFFT calls renamed to the member of kiln's loaded symbol
  * table (opencl_library.h), so VkFFT never links libOpenCL: its calls go
  * where every other call of the backend goes (KILN_OPENCL_PATH, the ICD
- * loader kiln dlopen'ed). The 17 names below are every cl* call in
+ * loader kiln dlopen'ed). clCreateProgramWithSource and clBuildProgram go
+ * through core's disk cache first (opencl_vkfft_programs.h). The 17 names below are every cl* call in
  * vkFFT.h 1.2.26 (grep -o '\bcl[A-Z][A-Za-z]*(' vkFFT.h | sort -u); a
  * newer VkFFT calling another one fails to compile here (an undeclared
  * function under -Werror=implicit-function-declaration), never links one. */
@@ -14,6 +15,7 @@
 #define KILN_BACKENDS_OPENCL_VKFFT_SHIM_CL_H
 
 #include "backends/opencl/opencl_library.h"
+#include "backends/opencl/opencl_vkfft_programs.h"
 
 /* values as in Khronos' CL/cl.h */
 #define CL_DEVICE_VENDOR_ID 0x1001u
@@ -26,12 +28,13 @@
  * VkFFT call (the process's one table, kiln_opencl_library_load). */
 extern const kiln_opencl_symbols *kiln_vkfft_cl;
 
-#define clBuildProgram (kiln_vkfft_cl->clBuildProgram)
+/* these two through core's disk cache (opencl_vkfft_programs.h) */
+#define clBuildProgram kiln_vkfft_build_program
 #define clCreateBuffer (kiln_vkfft_cl->clCreateBuffer)
 #define clCreateCommandQueue (kiln_vkfft_cl->clCreateCommandQueue)
 #define clCreateKernel (kiln_vkfft_cl->clCreateKernel)
 #define clCreateProgramWithBinary (kiln_vkfft_cl->clCreateProgramWithBinary)
-#define clCreateProgramWithSource (kiln_vkfft_cl->clCreateProgramWithSource)
+#define clCreateProgramWithSource kiln_vkfft_create_program
 #define clEnqueueNDRangeKernel (kiln_vkfft_cl->clEnqueueNDRangeKernel)
 #define clEnqueueWriteBuffer (kiln_vkfft_cl->clEnqueueWriteBuffer)
 #define clFinish (kiln_vkfft_cl->clFinish)
