@@ -228,7 +228,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
 }
 
 kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source) {
-  fft_source_args a = {precision, length};
+  fft_source_args a = {precision, length, 0};
   return fused_source(&a, source);
 }
 
@@ -237,7 +237,7 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
                                   int64_t ns, int sign, double scale, int64_t batch,
                                   int64_t shift) {
-  fft_source_args a = {precision, length};
+  fft_source_args a = {precision, length, 0};
   char entry[64];
   fused_entry(entry, sizeof entry, precision, length);
   kiln_program *program = NULL;

@@ -88,12 +88,28 @@ static kiln_status copy_rows(const fft_plan1d *plan, kiln_stream *stream, int64_
 
 /* The passes from in to out, ping-ponging through out and one scratch
  * array so that the last pass writes out (in is only read, unless it is
- * out: then an odd pass count first copies it to the scratch). */
+ * out: then an odd pass count first copies it to the scratch). inner > 1:
+ * the column form (kiln_fft_launch_pass), each fused pass of L points as
+ * radix-16 (8, 4, 2) passes of the same product, which compose to the
+ * same transform. */
 static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int sign,
-                                double scale, int64_t batch, kiln_backend_arg in,
+                                double scale, int64_t batch, int64_t inner, kiln_backend_arg in,
                                 kiln_backend_arg out) {
   kiln_context *ctx = plan->ctx;
-  const int P = plan->npasses;
+  int radix[FFT_MAX_PASSES * 4], fused[FFT_MAX_PASSES * 4], P = 0;
+  for (int p = 0; p < plan->npasses; p++) {
+    if (inner > 1 && plan->fused[p]) {
+      for (int left = plan->radix[p]; left > 1;) {
+        int r = left >= 16 ? 16 : left;
+        fused[P] = 0;
+        radix[P++] = r;
+        left /= r;
+      }
+    } else {
+      fused[P] = plan->fused[p];
+      radix[P++] = plan->radix[p];
+    }
+  }
   kiln_array *tmp = NULL;
   KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * plan->n, stream, &tmp));
   kiln_status status = KILN_OK;
@@ -107,14 +123,14 @@ static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int
     kiln_backend_arg src = p == 0 ? in : (P - p) % 2 ? array_arg(tmp) : out;
     kiln_backend_arg dst = (P - p - 1) % 2 ? array_arg(tmp) : out;
     double s = p == P - 1 ? scale : 1.0;
-    if (plan->fused[p])
-      status = kiln_fft_launch_fused(ctx, stream, plan->precision, plan->radix[p], src, dst,
+    if (fused[p])
+      status = kiln_fft_launch_fused(ctx, stream, plan->precision, radix[p], src, dst,
                                      buffer_arg(plan->twiddles, 0), plan->n, ns, sign, s, batch,
                                      plan->twiddle_shift);
     else
-      status = kiln_fft_launch_pass(ctx, stream, plan->precision, plan->radix[p], src, dst,
-                                    plan->n, ns, sign, s, batch);
-    ns *= plan->radix[p];
+      status = kiln_fft_launch_pass(ctx, stream, plan->precision, radix[p], src, dst, plan->n,
+                                    ns, sign, s, batch, inner);
+    ns *= radix[p];
   }
   kiln_array_release(tmp);
   return status;
@@ -152,7 +168,7 @@ static kiln_status run_on(const fft_plan1d *plan, kiln_stream *stream, int sign,
   if (batch == 0) return KILN_OK;
   if (plan->n == 1) /* a length-1 scale is always 1 */
     return same_place(in, out) ? KILN_OK : copy_rows(plan, stream, batch, in, out);
-  if (plan->npasses > 0) return run_stockham(plan, stream, sign, scale, batch, in, out);
+  if (plan->npasses > 0) return run_stockham(plan, stream, sign, scale, batch, 1, in, out);
   return run_bluestein(plan, stream, sign, scale, batch, in, out);
 }
 
@@ -165,6 +181,20 @@ kiln_status kiln_fft_plan1d_run_into(const fft_plan1d *plan, kiln_stream *stream
                                      double scale, int64_t batch, const kiln_array *in,
                                      kiln_array *out) {
   return run_on(plan, stream, sign, scale, batch, array_arg(in), array_arg(out));
+}
+
+int kiln_fft_plan1d_has_columns(const fft_plan1d *plan) {
+  return !plan->vendor && (plan->n == 1 || plan->npasses > 0);
+}
+
+kiln_status kiln_fft_plan1d_run_columns(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                        double scale, int64_t batch, int64_t inner,
+                                        const kiln_array *in, kiln_array *out) {
+  if (!kiln_fft_plan1d_has_columns(plan))
+    return kiln_error_set(KILN_ERROR_INTERNAL, "fft: a column run of a plan without passes");
+  if (batch == 0 || plan->n == 1 || inner <= 1)
+    return run_on(plan, stream, sign, scale, batch, array_arg(in), array_arg(out));
+  return run_stockham(plan, stream, sign, scale, batch, inner, array_arg(in), array_arg(out));
 }
 
 static void plan_free(fft_plan1d *plan) {
