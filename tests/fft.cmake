@@ -59,3 +59,19 @@ if("opencl" IN_LIST KILN_TEST_BACKENDS)
   set_tests_properties(fft_bad_library.opencl PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=opencl;fft" ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=vendor;KILN_OPENCL_FFT=bogus")
 endif()
+# The portable kernels with other fused-pass lengths (KILN_FFT_FUSED, the
+# tuning knob: 0 is radix passes only, 64 a shorter fused pass), and a bad
+# value of it refused naming it (fft_bad_fused).
+foreach(b ${KILN_TEST_BACKENDS})
+  foreach(L 0 64)
+    add_test(NAME fft_numpy_fused${L}.${b}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fft/run.sh $<TARGET_FILE:kiln_fft_driver> --quick)
+    set_tests_properties(fft_numpy_fused${L}.${b} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=${b};fft"
+      ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_FUSED=${L}"
+      RESOURCE_LOCK numpy_venv)
+  endforeach()
+  add_test(NAME fft_bad_fused.${b} COMMAND test_fft bad_fused)
+  set_tests_properties(fft_bad_fused.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_FUSED=100")
+endforeach()

@@ -35,7 +35,17 @@ static void append_real(kiln_strbuf *b, fft_precision p, double v) {
 
 int kiln_fft_fused_elements(fft_precision p) { return p == FFT_DOUBLE ? 2048 : 4096; }
 
-static int threads_of(fft_precision p) { return kiln_fft_fused_elements(p) / 16; }
+/* Points per work-item: the largest stage radix, and the registers a
+ * stage holds (a stage loads PER complex values, then transforms them).
+ * 16 held 96 registers (float) and 161 (double) on sm_90: 25% and 18.75%
+ * occupancy, the pass latency-bound at ~21% of the H200's bandwidth
+ * (ncu); 8 gives twice the work-items per group, each with half the
+ * values in flight. */
+#define PER FFT_FUSED_PER_ITEM
+
+static int threads_of(fft_precision p) { return kiln_fft_fused_threads(p); }
+
+int kiln_fft_fused_threads(fft_precision p) { return kiln_fft_fused_elements(p) / PER; }
 
 uint64_t kiln_fft_fused_local_bytes(fft_precision p) {
   const int e = kiln_fft_fused_elements(p);
@@ -54,7 +64,7 @@ static void fused_entry(char *out, size_t size, fft_precision p, int length) {
  * twiddle, DFT, write, wait. */
 static void append_stage(kiln_strbuf *b, fft_precision p, int L, int B, int R, int q) {
   const char *T = real_type(p);
-  const int C = 16 / R, threads = threads_of(p);
+  const int C = PER / R, threads = threads_of(p);
   kiln_strbuf_appendf(b, "  { /* stage: radix %d after %d */\n", R, q);
   for (int c = 0; c < C; c++) {
     kiln_strbuf_appendf(b, "    const int v%d = tid + %d, b%d = v%d %% %d, jj%d = v%d / %d;\n", c,
@@ -159,7 +169,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "    int64_t t = (int64_t)r0 * lk[b] * stride;\n"
                       "    const int64_t tstep = (int64_t)%d * lk[b] * stride;\n",
                       B, B, B, per, T, per);
-  for (int c = 0; c < 16; c++)
+  for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
                         "    { %s re = (%s)0, im = (%s)0;\n"
                         "      if (ok) {\n"
@@ -184,7 +194,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
       "        }\n"
       "      }\n"
       "      lr[P(r * %d + b)] = re; li[P(r * %d + b)] = im;\n";
-  for (int c = 0; c < 16; c++) {
+  for (int c = 0; c < PER; c++) {
     kiln_strbuf_appendf(b, "    { const int e = tid + %d;\n", c * threads);
     kiln_strbuf_appendf(b, "      const int r = e %% %d, b = e / %d;\n", L, L);
     kiln_strbuf_appendf(b, load, T, T, T, T, T, B, B);
@@ -193,7 +203,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
   kiln_strbuf_append(b, "  }\n  kiln_barrier();\n");
   int q = 1;
   while (q < L) {
-    int R = 16;
+    int R = PER;
     while (q * R > L) R /= 2;
     append_stage(b, p, L, B, R, q);
     q *= R;
@@ -207,14 +217,14 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "    const int64_t step = 2 * %d * ns;\n"
                       "    KILN_GLOBAL %s *y = dst + 2 * (lout[b] + (int64_t)r0 * ns);\n",
                       B, B, B, per, T);
-  for (int c = 0; c < 16; c++)
+  for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
                         "    if (ok) { y[0] = lr[P(tid + %d)] * scale; "
                         "y[1] = li[P(tid + %d)] * scale; }\n"
                         "    y += step;\n",
                         c * threads, c * threads);
   kiln_strbuf_append(b, "  } else {\n");
-  for (int c = 0; c < 16; c++)
+  for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
                         "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
                         "      if (u0 + b < total) {\n"

@@ -192,6 +192,10 @@ void kiln_fft_scalar_args(fft_precision precision, const int64_t *ints, int sign
 /* Complex elements in local memory per work-group of a fused pass, and
  * the local bytes it takes (the plan fuses only where the device has them). */
 int kiln_fft_fused_elements(fft_precision p);
+/* Work-items per group of a fused pass: the elements / the points each
+ * takes (FFT_FUSED_PER_ITEM). */
+#define FFT_FUSED_PER_ITEM 8
+int kiln_fft_fused_threads(fft_precision p);
 uint64_t kiln_fft_fused_local_bytes(fft_precision p);
 
 /* One fused Stockham pass of radix `length` (a power of two, 16 to

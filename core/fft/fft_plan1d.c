@@ -1,6 +1,7 @@
 /* core/fft/fft_plan1d.c: plans of one length (factorisation, Bluestein's
  * filters) and running them over a batch of contiguous rows. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,25 +39,52 @@ static kiln_status scratch(kiln_context *ctx, fft_precision p, int64_t count,
  * and work-group size). */
 static int can_fuse(const kiln_context *ctx, fft_precision p) {
   return ctx->info.local_memory >= kiln_fft_fused_local_bytes(p) &&
-         ctx->info.max_work_group_size >= (uint64_t)kiln_fft_fused_elements(p) / 16;
+         ctx->info.max_work_group_size >= (uint64_t)kiln_fft_fused_threads(p);
+}
+
+/* KILN_FFT_FUSED (docs/environment.md): the fused passes' length, 0 for
+ * none (radix passes only), unset for FFT_FUSED_POINTS; a tuning knob
+ * for measuring. Read once per process; -1 when it is not one of those. */
+static pthread_once_t fused_once = PTHREAD_ONCE_INIT;
+static int fused_setting;
+
+static void fused_read(void) {
+  const char *v = getenv("KILN_FFT_FUSED");
+  fused_setting = FFT_FUSED_POINTS;
+  if (!v || !*v) return;
+  char *end = NULL;
+  long L = strtol(v, &end, 10);
+  int ok = *end == '\0' && (L == 0 || (L >= 16 && L <= 512 && (L & (L - 1)) == 0));
+  fused_setting = ok ? (int)L : -1;
+}
+
+static kiln_status fused_length(int *length) {
+  pthread_once(&fused_once, fused_read);
+  *length = fused_setting;
+  if (fused_setting < 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "KILN_FFT_FUSED=%s: expected 0 or a power of two from 16 to 512",
+                          getenv("KILN_FFT_FUSED"));
+  return KILN_OK;
 }
 
 /* Radices whose product is n, powers of two first; 0 when a prime factor
  * is above FFT_MAX_DIRECT_PRIME (Bluestein then). fused[p]: pass p is a
- * fused pass (fft_fused.c). */
-static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n, int *radix,
-                     int *fused) {
+ * fused pass of L points (fft_fused.c; L 0: none). */
+static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n, int L,
+                     int *radix, int *fused) {
   static const int odd[] = {3, 5, 7, 11, 13};
   int count = 0;
   /* fused passes of 256 points while 256 divides n (2^24: 3 passes), each
    * reading and writing the rows once; the rest of the power of two in
    * radix passes (2^10: 256 then 4). One fused size keeps the kernels
    * compiled per context (and on CPU devices, their compile time) few. */
-  if (n % FFT_FUSED_POINTS == 0 && can_fuse(ctx, precision))
-    while (n % FFT_FUSED_POINTS == 0) {
+  if (L > 0 && L <= kiln_fft_fused_elements(precision) / 4 && n % L == 0 &&
+      can_fuse(ctx, precision))
+    while (n % L == 0) {
       fused[count] = 1;
-      radix[count++] = FFT_FUSED_POINTS;
-      n /= FFT_FUSED_POINTS;
+      radix[count++] = L;
+      n /= L;
     }
   /* radix 16 first: every pass reads and writes the whole row once, so
    * fewer passes are less memory traffic (2^24: 6 passes, not 8) */
@@ -285,7 +313,13 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
     *out = plan;
     return KILN_OK;
   }
-  plan->npasses = n > 1 ? factorise(ctx, precision, n, plan->radix, plan->fused) : 0;
+  int fused_points = 0;
+  status = fused_length(&fused_points);
+  if (status != KILN_OK) {
+    plan_free(plan);
+    return status;
+  }
+  plan->npasses = n > 1 ? factorise(ctx, precision, n, fused_points, plan->radix, plan->fused) : 0;
   if (plan->npasses > 0 && plan->fused[0]) status = make_twiddles(plan);
   if (n > 1 && plan->npasses == 0) {
     plan->m = 1;
