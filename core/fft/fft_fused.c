@@ -45,14 +45,21 @@ int kiln_fft_fused_elements(fft_precision p) { return p == FFT_DOUBLE ? 2048 : 4
 
 static int threads_of(fft_precision p) { return kiln_fft_fused_threads(p); }
 
+/* The groups a CUDA / HIP compute unit should hold at once (the register
+ * bound of KILN_GROUP_BOUNDS): 2 x 512 items (float, 64 registers) and
+ * 3 x 256 (double, <= 85), what sm_90's ptxas gives unbounded; the bound
+ * keeps another compiler version from halving the occupancy. */
+static int groups_per_unit(fft_precision p) { return p == FFT_DOUBLE ? 3 : 2; }
+
 int kiln_fft_fused_threads(fft_precision p) { return kiln_fft_fused_elements(p) / PER; }
 
-uint64_t kiln_fft_fused_local_bytes(fft_precision p) {
+uint64_t kiln_fft_fused_local_bytes(fft_precision p, int length) {
   const int e = kiln_fft_fused_elements(p);
-  /* two arrays of E padded reals, three int64 per column (at most E/16),
-   * the stages' twiddle table (2 x 256 reals) */
+  /* two arrays of E padded reals, three int64 per column (E / L), the
+   * stages' twiddle table (2 x L reals) */
   const uint64_t real = p == FFT_DOUBLE ? 8 : 4;
-  return 2ull * (uint64_t)(e + e / 32) * real + 3ull * 8 * (uint64_t)(e / 16) + 512 * real;
+  return 2ull * (uint64_t)(e + e / 32) * real + 3ull * 8 * (uint64_t)(e / length) +
+         2ull * (uint64_t)length * real;
 }
 
 static void fused_entry(char *out, size_t size, fft_precision p, int length) {
@@ -135,9 +142,10 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
   }
   kiln_strbuf_append(b, "};\n");
   kiln_strbuf_appendf(b,
-                      "KILN_KERNEL void %s(KILN_GLOBAL const %s *src, KILN_GLOBAL %s *dst, "
+                      "KILN_KERNEL KILN_GROUP_BOUNDS(%d, %d) void %s(KILN_GLOBAL const %s *src, "
+                      "KILN_GLOBAL %s *dst, "
                       "KILN_GLOBAL const %s *tw, int64_t n, int64_t ns, %s sg, %s scale, "
-                      "int64_t total, int64_t shift) {\n"
+                      "int64_t total, int64_t shift, int64_t inner) {\n"
                       "  KILN_LOCAL_ARRAY(%s, lr, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, li, %d);\n"
                       "  KILN_LOCAL_ARRAY(int64_t, lin, %d);\n"
@@ -147,13 +155,15 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "  const int tid = (int)kiln_local_id(0);\n"
                       "  for (int j = tid; j < %d; j += %d) lw[j] = kiln_fft_w%d[j];\n"
                       "  const int64_t u0 = kiln_group_id(0) * %d, m = n / %d, "
-                      "stride = n / (ns * %d);\n"
+                      "stride = n / (ns * %d), mi = m * inner, nsi = ns * inner;\n"
                       "  for (int b = tid; b < %d; b += %d) {\n"
-                      "    const int64_t u = u0 + b, row = u / m, j = u - row * m, k = j %% ns;\n"
-                      "    lin[b] = row * n + j; lk[b] = k; lout[b] = row * n + (j - k) * %d + k;\n"
+                      "    const int64_t u = u0 + b, q = u / inner, c = u - q * inner;\n"
+                      "    const int64_t row = q / m, j = q - row * m, k = j %% ns;\n"
+                      "    lin[b] = (row * n + j) * inner + c; lk[b] = k;\n"
+                      "    lout[b] = (row * n + (j - k) * %d + k) * inner + c;\n"
                       "  }\n"
                       "  kiln_barrier();\n",
-                      entry, T, T, T, T, T, T, E + E / 32, T, E + E / 32, B, B, B, T, 2 * L,
+                      threads, groups_per_unit(p), entry, T, T, T, T, T, T, E + E / 32, T, E + E / 32, B, B, B, T, 2 * L,
                       2 * L, threads, L, B, L, L, B, threads, L);
   /* load (and the pass's twiddle) into local index r B + b = e: with
    * m >= B the work-items take adjacent columns (item tid: column tid mod
@@ -161,14 +171,14 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
    * adjacent points of a column */
   const int per = threads / B; /* points apart of one item's loads */
   kiln_strbuf_appendf(b,
-                      "  if (m >= %d) {\n"
+                      "  if (m >= %d || inner >= %d) {\n"
                       "    const int b = tid %% %d, r0 = tid / %d;\n"
                       "    const int ok = u0 + b < total;\n"
-                      "    const int64_t step = 2 * %d * m;\n"
-                      "    KILN_GLOBAL const %s *x = src + 2 * (lin[b] + (int64_t)r0 * m);\n"
+                      "    const int64_t step = 2 * %d * mi;\n"
+                      "    KILN_GLOBAL const %s *x = src + 2 * (lin[b] + (int64_t)r0 * mi);\n"
                       "    int64_t t = (int64_t)r0 * lk[b] * stride;\n"
                       "    const int64_t tstep = (int64_t)%d * lk[b] * stride;\n",
-                      B, B, B, per, T, per);
+                      B, B, B, B, per, T, per);
   for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
                         "    { %s re = (%s)0, im = (%s)0;\n"
@@ -186,7 +196,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
   const char *load =
       "      %s re = (%s)0, im = (%s)0;\n"
       "      if (u0 + b < total) {\n"
-      "        const int64_t at = 2 * (lin[b] + (int64_t)r * m);\n"
+      "        const int64_t at = 2 * (lin[b] + (int64_t)r * mi);\n"
       "        re = src[at]; im = src[at + 1];\n"
       "        if (ns > 1) {\n"
       "          %s c, s; kiln_fft_tw(tw, (int64_t)r * lk[b] * stride, shift, sg, &c, &s);\n"
@@ -211,12 +221,12 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
   /* store: adjacent columns for ns >= B (their outputs are adjacent),
    * else adjacent points of a column */
   kiln_strbuf_appendf(b,
-                      "  if (ns >= %d) {\n"
+                      "  if (ns >= %d || inner >= %d) {\n"
                       "    const int b = tid %% %d, r0 = tid / %d;\n"
                       "    const int ok = u0 + b < total;\n"
-                      "    const int64_t step = 2 * %d * ns;\n"
-                      "    KILN_GLOBAL %s *y = dst + 2 * (lout[b] + (int64_t)r0 * ns);\n",
-                      B, B, B, per, T);
+                      "    const int64_t step = 2 * %d * nsi;\n"
+                      "    KILN_GLOBAL %s *y = dst + 2 * (lout[b] + (int64_t)r0 * nsi);\n",
+                      B, B, B, B, per, T);
   for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
                         "    if (ok) { y[0] = lr[P(tid + %d)] * scale; "
@@ -228,7 +238,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
     kiln_strbuf_appendf(b,
                         "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
                         "      if (u0 + b < total) {\n"
-                        "        const int64_t at = 2 * (lout[b] + (int64_t)r * ns);\n"
+                        "        const int64_t at = 2 * (lout[b] + (int64_t)r * nsi);\n"
                         "        dst[at] = lr[P(r * %d + b)] * scale; "
                         "dst[at + 1] = li[P(r * %d + b)] * scale;\n"
                         "      }\n    }\n",
@@ -246,7 +256,7 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   fft_precision precision, int length, kiln_backend_arg src,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
                                   int64_t ns, int sign, double scale, int64_t batch,
-                                  int64_t shift) {
+                                  int64_t shift, int64_t inner) {
   fft_source_args a = {precision, length, 0};
   char entry[64];
   fused_entry(entry, sizeof entry, precision, length);
@@ -261,14 +271,15 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
   int64_t total = batch * (n / length), groups = (total + B - 1) / B;
   const int64_t ints[2] = {n, ns};
   fft_sign_scale values;
-  kiln_backend_arg args[9] = {src, dst, twiddles};
+  kiln_backend_arg args[10] = {src, dst, twiddles};
   kiln_fft_scalar_args(precision, ints, sign, scale, &values, args + 3);
   args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &total, .size = 8};
   args[8] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &shift, .size = 8};
+  args[9] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &inner, .size = 8};
   kiln_backend_launch grid = {.work_dim = 1,
                               .global = {(uint64_t)groups * (uint64_t)threads, 1, 1},
                               .local = {(uint64_t)threads, 1, 1}};
-  return kiln_program_launch(ctx, program, stream, &grid, 9, args);
+  return kiln_program_launch(ctx, program, stream, &grid, 10, args);
 }
 
 kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog) {

@@ -100,8 +100,7 @@ int kiln_fft_plan1d_has_columns(const fft_plan1d *plan);
 
 /* As kiln_fft_plan1d_run_into along the middle axis of in and out, each
  * batch / inner blocks of n x inner contiguous elements (an axis that is
- * not the last, transformed where it lies: no transposing copies). The
- * fused passes run as radix-16 passes there. */
+ * not the last, transformed where it lies: no transposing copies). */
 kiln_status kiln_fft_plan1d_run_columns(const fft_plan1d *plan, kiln_stream *stream, int sign,
                                         double scale, int64_t batch, int64_t inner,
                                         const kiln_array *in, kiln_array *out);
@@ -196,15 +195,16 @@ int kiln_fft_fused_elements(fft_precision p);
  * takes (FFT_FUSED_PER_ITEM). */
 #define FFT_FUSED_PER_ITEM 8
 int kiln_fft_fused_threads(fft_precision p);
-uint64_t kiln_fft_fused_local_bytes(fft_precision p);
+uint64_t kiln_fft_fused_local_bytes(fft_precision p, int length);
 
 /* One fused Stockham pass of radix `length` (a power of two, 16 to
- * kiln_fft_fused_elements / 4) over `batch` rows of n: src -> dst, twiddles the plan's table. */
+ * kiln_fft_fused_elements / 4) over `batch` rows of n: src -> dst,
+ * twiddles the plan's table; inner as kiln_fft_launch_pass (1: rows). */
 kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   fft_precision precision, int length, kiln_backend_arg src,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
                                   int64_t ns, int sign, double scale, int64_t batch,
-                                  int64_t shift);
+                                  int64_t shift, int64_t inner);
 
 /* The fused pass's source. */
 kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source);

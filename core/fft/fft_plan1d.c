@@ -37,13 +37,14 @@ static kiln_status scratch(kiln_context *ctx, fft_precision p, int64_t count,
 
 /* Whether ctx's device takes fused passes at precision p (local memory
  * and work-group size). */
-static int can_fuse(const kiln_context *ctx, fft_precision p) {
-  return ctx->info.local_memory >= kiln_fft_fused_local_bytes(p) &&
+static int can_fuse(const kiln_context *ctx, fft_precision p, int length) {
+  return ctx->info.local_memory >= kiln_fft_fused_local_bytes(p, length) &&
          ctx->info.max_work_group_size >= (uint64_t)kiln_fft_fused_threads(p);
 }
 
 /* KILN_FFT_FUSED (docs/environment.md): the fused passes' length, 0 for
- * none (radix passes only), unset for FFT_FUSED_POINTS; a tuning knob
+ * none (radix passes only), unset for FFT_FUSED_POINTS (a precision takes
+ * at most its local elements / 4 points: longer is cut to that); a tuning knob
  * for measuring. Read once per process; -1 when it is not one of those. */
 static pthread_once_t fused_once = PTHREAD_ONCE_INIT;
 static int fused_setting;
@@ -54,7 +55,7 @@ static void fused_read(void) {
   if (!v || !*v) return;
   char *end = NULL;
   long L = strtol(v, &end, 10);
-  int ok = *end == '\0' && (L == 0 || (L >= 16 && L <= 512 && (L & (L - 1)) == 0));
+  int ok = *end == '\0' && (L == 0 || (L >= 16 && L <= 1024 && (L & (L - 1)) == 0));
   fused_setting = ok ? (int)L : -1;
 }
 
@@ -63,7 +64,7 @@ static kiln_status fused_length(int *length) {
   *length = fused_setting;
   if (fused_setting < 0)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                          "KILN_FFT_FUSED=%s: expected 0 or a power of two from 16 to 512",
+                          "KILN_FFT_FUSED=%s: expected 0 or a power of two from 16 to 1024",
                           getenv("KILN_FFT_FUSED"));
   return KILN_OK;
 }
@@ -79,8 +80,10 @@ static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n
    * reading and writing the rows once; the rest of the power of two in
    * radix passes (2^10: 256 then 4). One fused size keeps the kernels
    * compiled per context (and on CPU devices, their compile time) few. */
-  if (L > 0 && L <= kiln_fft_fused_elements(precision) / 4 && n % L == 0 &&
-      can_fuse(ctx, precision))
+  /* (a precision takes at most its local elements / 4: 1024 points for
+   * complex64, 512 for complex128) */
+  if (L > kiln_fft_fused_elements(precision) / 4) L = kiln_fft_fused_elements(precision) / 4;
+  if (L > 0 && n % L == 0 && can_fuse(ctx, precision, L))
     while (n % L == 0) {
       fused[count] = 1;
       radix[count++] = L;
@@ -117,27 +120,13 @@ static kiln_status copy_rows(const fft_plan1d *plan, kiln_stream *stream, int64_
 /* The passes from in to out, ping-ponging through out and one scratch
  * array so that the last pass writes out (in is only read, unless it is
  * out: then an odd pass count first copies it to the scratch). inner > 1:
- * the column form (kiln_fft_launch_pass), each fused pass of L points as
- * radix-16 (8, 4, 2) passes of the same product, which compose to the
- * same transform. */
+ * the column form (kiln_fft_launch_pass). */
 static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int sign,
                                 double scale, int64_t batch, int64_t inner, kiln_backend_arg in,
                                 kiln_backend_arg out) {
   kiln_context *ctx = plan->ctx;
-  int radix[FFT_MAX_PASSES * 4], fused[FFT_MAX_PASSES * 4], P = 0;
-  for (int p = 0; p < plan->npasses; p++) {
-    if (inner > 1 && plan->fused[p]) {
-      for (int left = plan->radix[p]; left > 1;) {
-        int r = left >= 16 ? 16 : left;
-        fused[P] = 0;
-        radix[P++] = r;
-        left /= r;
-      }
-    } else {
-      fused[P] = plan->fused[p];
-      radix[P++] = plan->radix[p];
-    }
-  }
+  const int P = plan->npasses;
+  const int *radix = plan->radix, *fused = plan->fused;
   kiln_array *tmp = NULL;
   KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * plan->n, stream, &tmp));
   kiln_status status = KILN_OK;
@@ -154,7 +143,7 @@ static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int
     if (fused[p])
       status = kiln_fft_launch_fused(ctx, stream, plan->precision, radix[p], src, dst,
                                      buffer_arg(plan->twiddles, 0), plan->n, ns, sign, s, batch,
-                                     plan->twiddle_shift);
+                                     plan->twiddle_shift, inner);
     else
       status = kiln_fft_launch_pass(ctx, stream, plan->precision, radix[p], src, dst, plan->n,
                                     ns, sign, s, batch, inner);
