@@ -89,6 +89,16 @@ static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n
       radix[count++] = L;
       n /= L;
     }
+  /* a longer L than 256 (the knob) leaves up to L/2 of the power of two:
+   * one more fused pass for it when it is 256 or more (2^9 under 1024:
+   * 512, not radix 16, 16, 2) */
+  int64_t rest = 1;
+  while (n % (2 * rest) == 0 && 2 * rest < L) rest *= 2;
+  if (L > 0 && rest >= FFT_FUSED_POINTS && can_fuse(ctx, precision, (int)rest)) {
+    fused[count] = 1;
+    radix[count++] = (int)rest;
+    n /= rest;
+  }
   /* radix 16 first: every pass reads and writes the whole row once, so
    * fewer passes are less memory traffic (2^24: 6 passes, not 8) */
   while (n % 16 == 0) n /= 16, radix[count++] = 16;
