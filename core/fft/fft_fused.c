@@ -123,15 +123,21 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                        * per-column loads and stores go at stride B, which
                        * the padding spreads over the banks */
                       "#define P(x) ((x) + ((x) >> 5))\n"
+                      /* a complex element as one 8- (16-) byte access:
+                       * the rows the passes get are aligned */
+                      "#define KILN_FFT_LOAD(p, re, im) { const %s2 v_ = "
+                      "*(KILN_GLOBAL const %s2 *)(p); re = v_.x; im = v_.y; }\n"
+                      "#define KILN_FFT_STORE(p, re, im) { %s2 o_; o_.x = (re); o_.y = (im); "
+                      "*(KILN_GLOBAL %s2 *)(p) = o_; }\n"
                       "KILN_DEVICE void kiln_fft_tw(KILN_GLOBAL const %s *tw, int64_t t, "
                       "int64_t shift, %s sg, %s *c, %s *s) {\n"
                       "  const int64_t lo = t & (((int64_t)1 << shift) - 1);\n"
                       "  const int64_t hi = (t >> shift) + ((int64_t)1 << shift);\n"
-                      "  const %s ar = tw[2 * lo], ai = tw[2 * lo + 1], br = tw[2 * hi], "
-                      "bi = tw[2 * hi + 1];\n"
+                      "  %s ar, ai, br, bi;\n"
+                      "  KILN_FFT_LOAD(tw + 2 * lo, ar, ai); KILN_FFT_LOAD(tw + 2 * hi, br, bi);\n"
                       "  *c = ar * br - ai * bi; *s = sg * (ar * bi + ai * br);\n"
                       "}\n",
-                      T, T, T, T, T);
+                      T, T, T, T, T, T, T, T, T);
   /* exp(2 pi i j / L), j < L: the stages' twiddles */
   kiln_strbuf_appendf(b, "KILN_CONSTANT const %s kiln_fft_w%d[%d] = {", T, L, 2 * L);
   for (int j = 0; j < L; j++) {
@@ -183,7 +189,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
     kiln_strbuf_appendf(b,
                         "    { %s re = (%s)0, im = (%s)0;\n"
                         "      if (ok) {\n"
-                        "        re = x[0]; im = x[1];\n"
+                        "        KILN_FFT_LOAD(x, re, im);\n"
                         "        if (ns > 1) {\n"
                         "          %s c, s; kiln_fft_tw(tw, t, shift, sg, &c, &s);\n"
                         "          const %s v = re * c - im * s; im = re * s + im * c; re = v;\n"
@@ -197,7 +203,7 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
       "      %s re = (%s)0, im = (%s)0;\n"
       "      if (u0 + b < total) {\n"
       "        const int64_t at = 2 * (lin[b] + (int64_t)r * mi);\n"
-      "        re = src[at]; im = src[at + 1];\n"
+      "        KILN_FFT_LOAD(src + at, re, im);\n"
       "        if (ns > 1) {\n"
       "          %s c, s; kiln_fft_tw(tw, (int64_t)r * lk[b] * stride, shift, sg, &c, &s);\n"
       "          const %s t = re * c - im * s; im = re * s + im * c; re = t;\n"
@@ -229,8 +235,8 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       B, B, B, B, per, T);
   for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
-                        "    if (ok) { y[0] = lr[P(tid + %d)] * scale; "
-                        "y[1] = li[P(tid + %d)] * scale; }\n"
+                        "    if (ok) KILN_FFT_STORE(y, lr[P(tid + %d)] * scale, "
+                        "li[P(tid + %d)] * scale);\n"
                         "    y += step;\n",
                         c * threads, c * threads);
   kiln_strbuf_append(b, "  } else {\n");
@@ -239,8 +245,8 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                         "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
                         "      if (u0 + b < total) {\n"
                         "        const int64_t at = 2 * (lout[b] + (int64_t)r * nsi);\n"
-                        "        dst[at] = lr[P(r * %d + b)] * scale; "
-                        "dst[at + 1] = li[P(r * %d + b)] * scale;\n"
+                        "        KILN_FFT_STORE(dst + at, lr[P(r * %d + b)] * scale, "
+                        "li[P(r * %d + b)] * scale);\n"
                         "      }\n    }\n",
                         c * threads, L, L, B, B);
   kiln_strbuf_append(b, "  }\n}\n");
