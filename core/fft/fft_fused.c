@@ -185,37 +185,50 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "    int64_t t = (int64_t)r0 * lk[b] * stride;\n"
                       "    const int64_t tstep = (int64_t)%d * lk[b] * stride;\n",
                       B, B, B, B, per, T, per);
+  /* every global load of an item first, into registers, then the local
+   * stores: a load after a local store may not be moved above it (the
+   * compiler cannot rule out that the global pointer aliases local
+   * memory), so interleaved, the PER loads went one DRAM latency each */
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    %s re%d = (%s)0, im%d = (%s)0;\n", T, c, T, c, T);
+  /* (one branch around all loads, one around all twiddles: straight
+   * code the scheduler can overlap) */
+  kiln_strbuf_append(b, "    if (ok) {\n");
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "      KILN_FFT_LOAD(x + %d * step, re%d, im%d);\n", c, c, c);
+  kiln_strbuf_append(b, "      if (ns > 1) {\n");
   for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
-                        "    { %s re = (%s)0, im = (%s)0;\n"
-                        "      if (ok) {\n"
-                        "        KILN_FFT_LOAD(x, re, im);\n"
+                        "        { %s c, s; kiln_fft_tw(tw, t + %d * tstep, shift, sg, &c, &s);\n"
+                        "          const %s v = re%d * c - im%d * s; im%d = re%d * s + im%d * c; "
+                        "re%d = v; }\n",
+                        T, c, T, c, c, c, c, c, c);
+  kiln_strbuf_append(b, "      }\n    }\n");
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    lr[P(tid + %d)] = re%d; li[P(tid + %d)] = im%d;\n", c * threads,
+                        c, c * threads, c);
+  kiln_strbuf_append(b, "  } else {\n");
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    %s re%d = (%s)0, im%d = (%s)0;\n", T, c, T, c, T);
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b,
+                        "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
+                        "      if (u0 + b < total) {\n"
+                        "        KILN_FFT_LOAD(src + 2 * (lin[b] + (int64_t)r * mi), re%d, im%d);\n"
                         "        if (ns > 1) {\n"
-                        "          %s c, s; kiln_fft_tw(tw, t, shift, sg, &c, &s);\n"
-                        "          const %s v = re * c - im * s; im = re * s + im * c; re = v;\n"
+                        "          %s c, s; kiln_fft_tw(tw, (int64_t)r * lk[b] * stride, shift, sg, "
+                        "&c, &s);\n"
+                        "          const %s v = re%d * c - im%d * s; im%d = re%d * s + im%d * c; "
+                        "re%d = v;\n"
                         "        }\n"
                         "      }\n"
-                        "      lr[P(tid + %d)] = re; li[P(tid + %d)] = im;\n"
-                        "      x += step; t += tstep; }\n",
-                        T, T, T, T, T, c * threads, c * threads);
-  kiln_strbuf_append(b, "  } else {\n");
-  const char *load =
-      "      %s re = (%s)0, im = (%s)0;\n"
-      "      if (u0 + b < total) {\n"
-      "        const int64_t at = 2 * (lin[b] + (int64_t)r * mi);\n"
-      "        KILN_FFT_LOAD(src + at, re, im);\n"
-      "        if (ns > 1) {\n"
-      "          %s c, s; kiln_fft_tw(tw, (int64_t)r * lk[b] * stride, shift, sg, &c, &s);\n"
-      "          const %s t = re * c - im * s; im = re * s + im * c; re = t;\n"
-      "        }\n"
-      "      }\n"
-      "      lr[P(r * %d + b)] = re; li[P(r * %d + b)] = im;\n";
-  for (int c = 0; c < PER; c++) {
-    kiln_strbuf_appendf(b, "    { const int e = tid + %d;\n", c * threads);
-    kiln_strbuf_appendf(b, "      const int r = e %% %d, b = e / %d;\n", L, L);
-    kiln_strbuf_appendf(b, load, T, T, T, T, T, B, B);
-    kiln_strbuf_append(b, "    }\n");
-  }
+                        "    }\n",
+                        c * threads, L, L, c, c, T, T, c, c, c, c, c, c);
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b,
+                        "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
+                        "      lr[P(r * %d + b)] = re%d; li[P(r * %d + b)] = im%d; }\n",
+                        c * threads, L, L, B, c, B, c);
   kiln_strbuf_append(b, "  }\n  kiln_barrier();\n");
   int q = 1;
   while (q < L) {
@@ -233,22 +246,24 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "    const int64_t step = 2 * %d * nsi;\n"
                       "    KILN_GLOBAL %s *y = dst + 2 * (lout[b] + (int64_t)r0 * nsi);\n",
                       B, B, B, B, per, T);
+  /* (the local reads first, then the global stores, as the loads) */
   for (int c = 0; c < PER; c++)
-    kiln_strbuf_appendf(b,
-                        "    if (ok) KILN_FFT_STORE(y, lr[P(tid + %d)] * scale, "
-                        "li[P(tid + %d)] * scale);\n"
-                        "    y += step;\n",
-                        c * threads, c * threads);
+    kiln_strbuf_appendf(b, "    const %s or%d = lr[P(tid + %d)] * scale, oi%d = li[P(tid + %d)] * scale;\n",
+                        T, c, c * threads, c, c * threads);
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    if (ok) KILN_FFT_STORE(y, or%d, oi%d);\n    y += step;\n", c, c);
   kiln_strbuf_append(b, "  } else {\n");
   for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
-                        "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
-                        "      if (u0 + b < total) {\n"
-                        "        const int64_t at = 2 * (lout[b] + (int64_t)r * nsi);\n"
-                        "        KILN_FFT_STORE(dst + at, lr[P(r * %d + b)] * scale, "
-                        "li[P(r * %d + b)] * scale);\n"
-                        "      }\n    }\n",
-                        c * threads, L, L, B, B);
+                        "    const int r%d = (tid + %d) %% %d, b%d = (tid + %d) / %d;\n"
+                        "    const %s or%d = lr[P(r%d * %d + b%d)] * scale, "
+                        "oi%d = li[P(r%d * %d + b%d)] * scale;\n",
+                        c, c * threads, L, c, c * threads, L, T, c, c, B, c, c, c, B, c);
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b,
+                        "    if (u0 + b%d < total) "
+                        "KILN_FFT_STORE(dst + 2 * (lout[b%d] + (int64_t)r%d * nsi), or%d, oi%d);\n",
+                        c, c, c, c, c);
   kiln_strbuf_append(b, "  }\n}\n");
   return kiln_strbuf_status(b);
 }
