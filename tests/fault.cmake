@@ -42,6 +42,13 @@ if(KILN_FAULT_INJECTION)
       LABELS "backend=opencl;fault"
       ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=vendor;KILN_OPENCL_FFT=clfft")
   endif()
+  # fault_fft_portable.opencl: the fft2 host scenario through kiln's own
+  # kernels (its axis 0 in the passes' column form, core/fft/fft.c)
+  if("opencl" IN_LIST KILN_TEST_BACKENDS)
+    add_test(NAME fault_fft_portable.opencl COMMAND test_fault fft_host)
+    set_tests_properties(fault_fft_portable.opencl PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=opencl;fault" ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=portable")
+  endif()
   target_compile_definitions(test_fault PRIVATE KILN_FAULT_INJECTION)
   target_include_directories(test_fault SYSTEM PRIVATE ${KILN_DLPACK_INCLUDE_DIR})
   target_link_options(test_fault PRIVATE -Wl,--wrap=malloc -Wl,--wrap=calloc

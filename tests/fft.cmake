@@ -5,22 +5,23 @@
 add_executable(kiln_fft_driver fft/fft_driver.c)
 target_link_libraries(kiln_fft_driver PRIVATE kiln)
 target_compile_options(kiln_fft_driver PRIVATE ${KILN_WARNINGS})
-foreach(b ${KILN_TEST_BACKENDS})
-  add_test(NAME fft_numpy.${b}
+# kiln_fft_numpy_test(name backend [VAR=value...]): tests/fft/run.sh as
+# <name>.<backend> with that environment.
+function(kiln_fft_numpy_test name b)
+  add_test(NAME ${name}.${b}
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fft/run.sh $<TARGET_FILE:kiln_fft_driver> --quick)
-  set_tests_properties(fft_numpy.${b} PROPERTIES SKIP_RETURN_CODE 77
-    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b}" RESOURCE_LOCK numpy_venv)
+  set_tests_properties(${name}.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};${ARGN}" RESOURCE_LOCK numpy_venv)
+endfunction()
+foreach(b ${KILN_TEST_BACKENDS})
+  kiln_fft_numpy_test(fft_numpy ${b})
 endforeach()
 kiln_conformance_test(fft SOURCES test_fft.c LABELS fft)
 # The portable kernels where a backend has a vendor library (cuda, hip);
 # on opencl fft_numpy.opencl already runs them.
 foreach(b ${KILN_TEST_BACKENDS})
   if(NOT b STREQUAL "opencl")
-    add_test(NAME fft_numpy_portable.${b}
-      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fft/run.sh $<TARGET_FILE:kiln_fft_driver> --quick)
-    set_tests_properties(fft_numpy_portable.${b} PROPERTIES SKIP_RETURN_CODE 77
-      LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable"
-      RESOURCE_LOCK numpy_venv)
+    kiln_fft_numpy_test(fft_numpy_portable ${b} KILN_FFT=portable)
   endif()
   # fft_bad_setting.<backend>: a bad KILN_FFT is an error naming it.
   add_test(NAME fft_bad_setting.${b} COMMAND test_fft bad_setting)
@@ -59,3 +60,13 @@ if("opencl" IN_LIST KILN_TEST_BACKENDS)
   set_tests_properties(fft_bad_library.opencl PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=opencl;fft" ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=vendor;KILN_OPENCL_FFT=bogus")
 endif()
+# The portable kernels with radix passes only (KILN_FFT_FUSED=0, the
+# tuning knob; other lengths: tests/fft/run.sh by hand, each compiles its
+# own fused kernels, ~20 s on PoCL), and a bad value of it refused naming
+# it (fft_bad_fused).
+foreach(b ${KILN_TEST_BACKENDS})
+  kiln_fft_numpy_test(fft_numpy_fused0 ${b} KILN_FFT=portable KILN_FFT_FUSED=0)
+  add_test(NAME fft_bad_fused.${b} COMMAND test_fft bad_fused)
+  set_tests_properties(fft_bad_fused.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_FUSED=100")
+endforeach()

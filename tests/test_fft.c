@@ -394,6 +394,24 @@ static void test_bad_setting(kiln_context *ctx) {
   kiln_array_release(a);
 }
 
+/* Run alone under KILN_FFT=portable KILN_FFT_FUSED=100 (fft_bad_fused.
+ * <backend>): a transform fails naming the variable and makes no result;
+ * otherwise a no-op. */
+static void test_bad_fused(kiln_context *ctx) {
+  const char *v = getenv("KILN_FFT_FUSED");
+  if (!v || strcmp(v, "100") != 0) return;
+  int64_t n = 512;
+  kiln_array *a = NULL, *r = NULL;
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &n, &a));
+  CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL,
+                        kiln_operand_new(&r), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("KILN_FFT_FUSED=100");
+  CHECK_MSG(r == NULL, "a failed transform made a result");
+  kiln_array_release(r);
+  kiln_array_release(a);
+}
+
 /* Run alone under KILN_OPENCL_FFT=bogus KILN_FFT=vendor
  * (fft_bad_library.opencl): the library choice is refused naming the
  * variable and its values, in the description and by a transform (which
@@ -418,6 +436,7 @@ static void test_bad_library(kiln_context *ctx) {
 static const harness_test tests[] = {{"against_dft", test_against_dft},
                                      {"bad_setting", test_bad_setting},
                                      {"bad_library", test_bad_library},
+                                     {"bad_fused", test_bad_fused},
                                      {"vendor", test_vendor},
                                      {"round_trip_stream", test_round_trip_stream},
                                      {"host_operands", test_host_operands},

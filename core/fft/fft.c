@@ -275,6 +275,44 @@ static kiln_status use_on(const kiln_array *x, kiln_stream *stream) {
   return kiln_buffer_use_on_stream(x->buffer, stream);
 }
 
+/* Whether a c2c step along a non-last axis runs where the data lies
+ * (columns_step): src contiguous as a whole in the transform's dtype, not
+ * cropped or padded, dst not the same buffer (both aligned, as the direct
+ * rows of c2c_step). */
+static int columns_fit(const kiln_array *src, const kiln_array *dst, kiln_dtype cdt, int axis,
+                       int64_t n) {
+  return src->dtype == cdt && src->shape[axis] == n && src->buffer != dst->buffer &&
+         kiln_array_is_contiguous(src) && src->offset % FFT_DIRECT_ALIGN == 0;
+}
+
+/* A c2c step along a non-last axis of a contiguous src: the column form
+ * of the passes (kiln_fft_plan1d_run_columns) on src as blocks of n x
+ * inner (inner: the elements after the axis), into dst when it is
+ * contiguous (aligned), else into contiguous rows of its shape copied to
+ * it. 4096 x 4096 along axis 0: the passes only, not two transposing
+ * copies around them. */
+static kiln_status columns_step(kiln_context *ctx, kiln_stream *stream, const fft_spec *spec,
+                                const fft_plan1d *plan, int sign, int step,
+                                const kiln_array *src, int axis, int64_t n, kiln_array *dst) {
+  const kiln_dtype cdt = src->dtype;
+  int64_t inner = 1;
+  for (int d = axis + 1; d < src->ndim; d++) inner *= src->shape[d];
+  const int64_t batch = n > 0 ? src->size / n : 0;
+  const int direct = dst->dtype == cdt && kiln_array_is_contiguous(dst) &&
+                     dst->offset % FFT_DIRECT_ALIGN == 0;
+  kiln_array *out = NULL;
+  kiln_status status = use_on(src, stream);
+  if (status == KILN_OK && direct) out = kiln_array_retain(dst);
+  else if (status == KILN_OK) status = kiln_array_alloc(ctx, cdt, src->ndim, src->shape, &out);
+  if (status == KILN_OK) status = use_on(out, stream);
+  if (status == KILN_OK)
+    status = kiln_fft_plan1d_run_columns(plan, stream, sign, step_scale(spec, sign, n, step),
+                                         batch, inner, src, out);
+  if (status == KILN_OK && !direct) status = kiln_ew_copy_on(dst, out, stream);
+  kiln_array_release(out);
+  return status;
+}
+
 /* A c2c step along axis of kiln's own: the caller's arrays are the rows
  * the passes read and write where they can be (contiguous along the axis
  * and the batch dims, the transform's dtype, not cropped or padded, not
@@ -286,6 +324,8 @@ static kiln_status c2c_step(kiln_context *ctx, kiln_stream *stream, const fft_sp
                             int axis, int64_t n, kiln_array *dst) {
   const kiln_dtype cdt = spec->precision == FFT_DOUBLE ? KILN_COMPLEX128 : KILN_COMPLEX64;
   const int nd = src->ndim;
+  if (axis < nd - 1 && columns_fit(src, dst, cdt, axis, n) && kiln_fft_plan1d_has_columns(plan))
+    return columns_step(ctx, stream, spec, plan, sign, step, src, axis, n, dst);
   int64_t shape[KILN_MAX_DIMS], batch = 1;
   for (int d = 0, k = 0; d < nd; d++)
     if (d != axis) batch *= (shape[k++] = src->shape[d]);

@@ -35,14 +35,31 @@ static void append_real(kiln_strbuf *b, fft_precision p, double v) {
 
 int kiln_fft_fused_elements(fft_precision p) { return p == FFT_DOUBLE ? 2048 : 4096; }
 
-static int threads_of(fft_precision p) { return kiln_fft_fused_elements(p) / 16; }
+/* Points per work-item: the largest stage radix, and the registers a
+ * stage holds (a stage loads PER complex values, then transforms them).
+ * 16 held 96 registers (float) and 161 (double) on sm_90: 25% and 18.75%
+ * occupancy, the pass latency-bound at ~21% of the H200's bandwidth
+ * (ncu); 8 gives twice the work-items per group, each with half the
+ * values in flight. */
+#define PER FFT_FUSED_PER_ITEM
 
-uint64_t kiln_fft_fused_local_bytes(fft_precision p) {
+static int threads_of(fft_precision p) { return kiln_fft_fused_threads(p); }
+
+/* The groups a CUDA / HIP compute unit should hold at once (the register
+ * bound of KILN_GROUP_BOUNDS): 2 x 512 items (float, 64 registers) and
+ * 3 x 256 (double, <= 85), what sm_90's ptxas gives unbounded; the bound
+ * keeps another compiler version from halving the occupancy. */
+static int groups_per_unit(fft_precision p) { return p == FFT_DOUBLE ? 3 : 2; }
+
+int kiln_fft_fused_threads(fft_precision p) { return kiln_fft_fused_elements(p) / PER; }
+
+uint64_t kiln_fft_fused_local_bytes(fft_precision p, int length) {
   const int e = kiln_fft_fused_elements(p);
-  /* two arrays of E padded reals, three int64 per column (at most E/16),
-   * the stages' twiddle table (2 x 256 reals) */
+  /* two arrays of E padded reals, three int64 per column (E / L), the
+   * stages' twiddle table (2 x L reals) */
   const uint64_t real = p == FFT_DOUBLE ? 8 : 4;
-  return 2ull * (uint64_t)(e + e / 32) * real + 3ull * 8 * (uint64_t)(e / 16) + 512 * real;
+  return 2ull * (uint64_t)(e + e / 32) * real + 3ull * 8 * (uint64_t)(e / length) +
+         2ull * (uint64_t)length * real;
 }
 
 static void fused_entry(char *out, size_t size, fft_precision p, int length) {
@@ -54,7 +71,7 @@ static void fused_entry(char *out, size_t size, fft_precision p, int length) {
  * twiddle, DFT, write, wait. */
 static void append_stage(kiln_strbuf *b, fft_precision p, int L, int B, int R, int q) {
   const char *T = real_type(p);
-  const int C = 16 / R, threads = threads_of(p);
+  const int C = PER / R, threads = threads_of(p);
   kiln_strbuf_appendf(b, "  { /* stage: radix %d after %d */\n", R, q);
   for (int c = 0; c < C; c++) {
     kiln_strbuf_appendf(b, "    const int v%d = tid + %d, b%d = v%d %% %d, jj%d = v%d / %d;\n", c,
@@ -106,15 +123,21 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                        * per-column loads and stores go at stride B, which
                        * the padding spreads over the banks */
                       "#define P(x) ((x) + ((x) >> 5))\n"
+                      /* a complex element as one 8- (16-) byte access:
+                       * the rows the passes get are aligned */
+                      "#define KILN_FFT_LOAD(p, re, im) { const %s2 v_ = "
+                      "*(KILN_GLOBAL const %s2 *)(p); re = v_.x; im = v_.y; }\n"
+                      "#define KILN_FFT_STORE(p, re, im) { %s2 o_; o_.x = (re); o_.y = (im); "
+                      "*(KILN_GLOBAL %s2 *)(p) = o_; }\n"
                       "KILN_DEVICE void kiln_fft_tw(KILN_GLOBAL const %s *tw, int64_t t, "
                       "int64_t shift, %s sg, %s *c, %s *s) {\n"
                       "  const int64_t lo = t & (((int64_t)1 << shift) - 1);\n"
                       "  const int64_t hi = (t >> shift) + ((int64_t)1 << shift);\n"
-                      "  const %s ar = tw[2 * lo], ai = tw[2 * lo + 1], br = tw[2 * hi], "
-                      "bi = tw[2 * hi + 1];\n"
+                      "  %s ar, ai, br, bi;\n"
+                      "  KILN_FFT_LOAD(tw + 2 * lo, ar, ai); KILN_FFT_LOAD(tw + 2 * hi, br, bi);\n"
                       "  *c = ar * br - ai * bi; *s = sg * (ar * bi + ai * br);\n"
                       "}\n",
-                      T, T, T, T, T);
+                      T, T, T, T, T, T, T, T, T);
   /* exp(2 pi i j / L), j < L: the stages' twiddles */
   kiln_strbuf_appendf(b, "KILN_CONSTANT const %s kiln_fft_w%d[%d] = {", T, L, 2 * L);
   for (int j = 0; j < L; j++) {
@@ -125,9 +148,10 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
   }
   kiln_strbuf_append(b, "};\n");
   kiln_strbuf_appendf(b,
-                      "KILN_KERNEL void %s(KILN_GLOBAL const %s *src, KILN_GLOBAL %s *dst, "
+                      "KILN_KERNEL KILN_GROUP_BOUNDS(%d, %d) void %s(KILN_GLOBAL const %s *src, "
+                      "KILN_GLOBAL %s *dst, "
                       "KILN_GLOBAL const %s *tw, int64_t n, int64_t ns, %s sg, %s scale, "
-                      "int64_t total, int64_t shift) {\n"
+                      "int64_t total, int64_t shift, int64_t inner) {\n"
                       "  KILN_LOCAL_ARRAY(%s, lr, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, li, %d);\n"
                       "  KILN_LOCAL_ARRAY(int64_t, lin, %d);\n"
@@ -137,13 +161,15 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                       "  const int tid = (int)kiln_local_id(0);\n"
                       "  for (int j = tid; j < %d; j += %d) lw[j] = kiln_fft_w%d[j];\n"
                       "  const int64_t u0 = kiln_group_id(0) * %d, m = n / %d, "
-                      "stride = n / (ns * %d);\n"
+                      "stride = n / (ns * %d), mi = m * inner, nsi = ns * inner;\n"
                       "  for (int b = tid; b < %d; b += %d) {\n"
-                      "    const int64_t u = u0 + b, row = u / m, j = u - row * m, k = j %% ns;\n"
-                      "    lin[b] = row * n + j; lk[b] = k; lout[b] = row * n + (j - k) * %d + k;\n"
+                      "    const int64_t u = u0 + b, q = u / inner, c = u - q * inner;\n"
+                      "    const int64_t row = q / m, j = q - row * m, k = j %% ns;\n"
+                      "    lin[b] = (row * n + j) * inner + c; lk[b] = k;\n"
+                      "    lout[b] = (row * n + (j - k) * %d + k) * inner + c;\n"
                       "  }\n"
                       "  kiln_barrier();\n",
-                      entry, T, T, T, T, T, T, E + E / 32, T, E + E / 32, B, B, B, T, 2 * L,
+                      threads, groups_per_unit(p), entry, T, T, T, T, T, T, E + E / 32, T, E + E / 32, B, B, B, T, 2 * L,
                       2 * L, threads, L, B, L, L, B, threads, L);
   /* load (and the pass's twiddle) into local index r B + b = e: with
    * m >= B the work-items take adjacent columns (item tid: column tid mod
@@ -151,49 +177,77 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
    * adjacent points of a column */
   const int per = threads / B; /* points apart of one item's loads */
   kiln_strbuf_appendf(b,
-                      "  if (m >= %d) {\n"
+                      "  if (m >= %d || inner >= %d) {\n"
                       "    const int b = tid %% %d, r0 = tid / %d;\n"
                       "    const int ok = u0 + b < total;\n"
-                      "    const int64_t step = 2 * %d * m;\n"
-                      "    KILN_GLOBAL const %s *x = src + 2 * (lin[b] + (int64_t)r0 * m);\n"
+                      "    const int64_t step = 2 * %d * mi;\n"
+                      "    KILN_GLOBAL const %s *x = src + 2 * (lin[b] + (int64_t)r0 * mi);\n"
                       "    int64_t t = (int64_t)r0 * lk[b] * stride;\n"
                       "    const int64_t tstep = (int64_t)%d * lk[b] * stride;\n",
-                      B, B, B, per, T, per);
-  for (int c = 0; c < 16; c++)
+                      B, B, B, B, per, T, per);
+  /* every global load of an item first, into registers, then the local
+   * stores: a load after a local store may not be moved above it (the
+   * compiler cannot rule out that the global pointer aliases local
+   * memory), so interleaved, the PER loads went one DRAM latency each */
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    %s re%d = (%s)0, im%d = (%s)0;\n", T, c, T, c, T);
+  /* (one branch around all loads, one around all twiddles: straight
+   * code the scheduler can overlap) */
+  kiln_strbuf_append(b, "    if (ok) {\n");
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "      KILN_FFT_LOAD(x + %d * step, re%d, im%d);\n", c, c, c);
+  kiln_strbuf_append(b, "      if (ns > 1) {\n");
+  for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
-                        "    { %s re = (%s)0, im = (%s)0;\n"
-                        "      if (ok) {\n"
-                        "        re = x[0]; im = x[1];\n"
+                        "        { %s c, s; kiln_fft_tw(tw, t + %d * tstep, shift, sg, &c, &s);\n"
+                        "          const %s v = re%d * c - im%d * s; im%d = re%d * s + im%d * c; "
+                        "re%d = v; }\n",
+                        T, c, T, c, c, c, c, c, c);
+  kiln_strbuf_append(b, "      }\n    }\n");
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    lr[P(tid + %d)] = re%d; li[P(tid + %d)] = im%d;\n", c * threads,
+                        c, c * threads, c);
+  /* m < B: a group's B columns are B / m whole rows (B a multiple of m,
+   * rows of the pass: inner 1) read in memory order, element e of the
+   * tile at row e / n, point p = e mod n = j + r m (16384 x 1024: every
+   * warp's load one segment, not 32 points m apart); else adjacent
+   * points of a column */
+  kiln_strbuf_appendf(b,
+                      "  } else {\n"
+                      "    const int whole = inner == 1 && %d %% m == 0, nn = (int)n, mm = (int)m;\n",
+                      B);
+  const char *map = "      const int e = tid + %d; int r, b;\n"
+                    "      if (whole) { const int w = e / nn, p = e - w * nn; r = p / mm; "
+                    "b = w * mm + p - r * mm; }\n"
+                    "      else { r = e %% %d; b = e / %d; }\n";
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    %s re%d = (%s)0, im%d = (%s)0;\n", T, c, T, c, T);
+  for (int c = 0; c < PER; c++) {
+    kiln_strbuf_append(b, "    {\n");
+    kiln_strbuf_appendf(b, map, c * threads, L, L);
+    kiln_strbuf_appendf(b,
+                        "      if (u0 + b < total) {\n"
+                        "        KILN_FFT_LOAD(src + 2 * (lin[b] + (int64_t)r * mi), re%d, im%d);\n"
                         "        if (ns > 1) {\n"
-                        "          %s c, s; kiln_fft_tw(tw, t, shift, sg, &c, &s);\n"
-                        "          const %s v = re * c - im * s; im = re * s + im * c; re = v;\n"
+                        "          %s c, s; kiln_fft_tw(tw, (int64_t)r * lk[b] * stride, shift, sg, "
+                        "&c, &s);\n"
+                        "          const %s v = re%d * c - im%d * s; im%d = re%d * s + im%d * c; "
+                        "re%d = v;\n"
                         "        }\n"
                         "      }\n"
-                        "      lr[P(tid + %d)] = re; li[P(tid + %d)] = im;\n"
-                        "      x += step; t += tstep; }\n",
-                        T, T, T, T, T, c * threads, c * threads);
-  kiln_strbuf_append(b, "  } else {\n");
-  const char *load =
-      "      %s re = (%s)0, im = (%s)0;\n"
-      "      if (u0 + b < total) {\n"
-      "        const int64_t at = 2 * (lin[b] + (int64_t)r * m);\n"
-      "        re = src[at]; im = src[at + 1];\n"
-      "        if (ns > 1) {\n"
-      "          %s c, s; kiln_fft_tw(tw, (int64_t)r * lk[b] * stride, shift, sg, &c, &s);\n"
-      "          const %s t = re * c - im * s; im = re * s + im * c; re = t;\n"
-      "        }\n"
-      "      }\n"
-      "      lr[P(r * %d + b)] = re; li[P(r * %d + b)] = im;\n";
-  for (int c = 0; c < 16; c++) {
-    kiln_strbuf_appendf(b, "    { const int e = tid + %d;\n", c * threads);
-    kiln_strbuf_appendf(b, "      const int r = e %% %d, b = e / %d;\n", L, L);
-    kiln_strbuf_appendf(b, load, T, T, T, T, T, B, B);
-    kiln_strbuf_append(b, "    }\n");
+                        "    }\n",
+                        c, c, T, T, c, c, c, c, c, c);
+  }
+  for (int c = 0; c < PER; c++) {
+    kiln_strbuf_append(b, "    {\n");
+    kiln_strbuf_appendf(b, map, c * threads, L, L);
+    kiln_strbuf_appendf(b, "      lr[P(r * %d + b)] = re%d; li[P(r * %d + b)] = im%d;\n    }\n", B,
+                        c, B, c);
   }
   kiln_strbuf_append(b, "  }\n  kiln_barrier();\n");
   int q = 1;
   while (q < L) {
-    int R = 16;
+    int R = PER;
     while (q * R > L) R /= 2;
     append_stage(b, p, L, B, R, q);
     q *= R;
@@ -201,34 +255,36 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
   /* store: adjacent columns for ns >= B (their outputs are adjacent),
    * else adjacent points of a column */
   kiln_strbuf_appendf(b,
-                      "  if (ns >= %d) {\n"
+                      "  if (ns >= %d || inner >= %d) {\n"
                       "    const int b = tid %% %d, r0 = tid / %d;\n"
                       "    const int ok = u0 + b < total;\n"
-                      "    const int64_t step = 2 * %d * ns;\n"
-                      "    KILN_GLOBAL %s *y = dst + 2 * (lout[b] + (int64_t)r0 * ns);\n",
-                      B, B, B, per, T);
-  for (int c = 0; c < 16; c++)
-    kiln_strbuf_appendf(b,
-                        "    if (ok) { y[0] = lr[P(tid + %d)] * scale; "
-                        "y[1] = li[P(tid + %d)] * scale; }\n"
-                        "    y += step;\n",
-                        c * threads, c * threads);
+                      "    const int64_t step = 2 * %d * nsi;\n"
+                      "    KILN_GLOBAL %s *y = dst + 2 * (lout[b] + (int64_t)r0 * nsi);\n",
+                      B, B, B, B, per, T);
+  /* (the local reads first, then the global stores, as the loads) */
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    const %s or%d = lr[P(tid + %d)] * scale, oi%d = li[P(tid + %d)] * scale;\n",
+                        T, c, c * threads, c, c * threads);
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b, "    if (ok) KILN_FFT_STORE(y, or%d, oi%d);\n    y += step;\n", c, c);
   kiln_strbuf_append(b, "  } else {\n");
-  for (int c = 0; c < 16; c++)
+  for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
-                        "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
-                        "      if (u0 + b < total) {\n"
-                        "        const int64_t at = 2 * (lout[b] + (int64_t)r * ns);\n"
-                        "        dst[at] = lr[P(r * %d + b)] * scale; "
-                        "dst[at + 1] = li[P(r * %d + b)] * scale;\n"
-                        "      }\n    }\n",
-                        c * threads, L, L, B, B);
+                        "    const int r%d = (tid + %d) %% %d, b%d = (tid + %d) / %d;\n"
+                        "    const %s or%d = lr[P(r%d * %d + b%d)] * scale, "
+                        "oi%d = li[P(r%d * %d + b%d)] * scale;\n",
+                        c, c * threads, L, c, c * threads, L, T, c, c, B, c, c, c, B, c);
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b,
+                        "    if (u0 + b%d < total) "
+                        "KILN_FFT_STORE(dst + 2 * (lout[b%d] + (int64_t)r%d * nsi), or%d, oi%d);\n",
+                        c, c, c, c, c);
   kiln_strbuf_append(b, "  }\n}\n");
   return kiln_strbuf_status(b);
 }
 
 kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source) {
-  fft_source_args a = {precision, length};
+  fft_source_args a = {precision, length, 0};
   return fused_source(&a, source);
 }
 
@@ -236,8 +292,8 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   fft_precision precision, int length, kiln_backend_arg src,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
                                   int64_t ns, int sign, double scale, int64_t batch,
-                                  int64_t shift) {
-  fft_source_args a = {precision, length};
+                                  int64_t shift, int64_t inner) {
+  fft_source_args a = {precision, length, 0};
   char entry[64];
   fused_entry(entry, sizeof entry, precision, length);
   kiln_program *program = NULL;
@@ -251,14 +307,15 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
   int64_t total = batch * (n / length), groups = (total + B - 1) / B;
   const int64_t ints[2] = {n, ns};
   fft_sign_scale values;
-  kiln_backend_arg args[9] = {src, dst, twiddles};
+  kiln_backend_arg args[10] = {src, dst, twiddles};
   kiln_fft_scalar_args(precision, ints, sign, scale, &values, args + 3);
   args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &total, .size = 8};
   args[8] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &shift, .size = 8};
+  args[9] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &inner, .size = 8};
   kiln_backend_launch grid = {.work_dim = 1,
                               .global = {(uint64_t)groups * (uint64_t)threads, 1, 1},
                               .local = {(uint64_t)threads, 1, 1}};
-  return kiln_program_launch(ctx, program, stream, &grid, 9, args);
+  return kiln_program_launch(ctx, program, stream, &grid, 10, args);
 }
 
 kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog) {

@@ -94,13 +94,28 @@ kiln_status kiln_fft_plan1d_run_into(const fft_plan1d *plan, kiln_stream *stream
                                      double scale, int64_t batch, const kiln_array *in,
                                      kiln_array *out);
 
+/* Whether plan runs in the column form (kiln_fft_plan1d_run_columns):
+ * kiln's own Stockham passes (not Bluestein, not a library's). */
+int kiln_fft_plan1d_has_columns(const fft_plan1d *plan);
+
+/* As kiln_fft_plan1d_run_into along the middle axis of in and out, each
+ * batch / inner blocks of n x inner contiguous elements (an axis that is
+ * not the last, transformed where it lies: no transposing copies). */
+kiln_status kiln_fft_plan1d_run_columns(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                        double scale, int64_t batch, int64_t inner,
+                                        const kiln_array *in, kiln_array *out);
+
 /* ---- kernels (fft_kernels.c) ------------------------------------------- */
 
-/* One Stockham pass of radix r over `batch` rows of n elements: src -> dst. */
+/* One Stockham pass of radix r over `batch` rows of n elements: src -> dst.
+ * inner 1: contiguous rows; inner > 1: the column form, batch / inner
+ * blocks of n x inner, row c of a block its column c (element i at
+ * i inner + c). */
 kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
                                  fft_precision precision, int radix,
                                  kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
-                                 int64_t ns, int sign, double scale, int64_t batch);
+                                 int64_t ns, int sign, double scale, int64_t batch,
+                                 int64_t inner);
 
 /* The helper kernels, by entry point (fft_kernels.c lists their arguments). */
 typedef enum fft_helper {
@@ -149,6 +164,7 @@ kiln_status kiln_fft_moved_view(const kiln_array *x, int axis, int64_t length, i
 typedef struct fft_source_args {
   fft_precision precision;
   int points;
+  int strided; /* a pass's column form (kiln_fft_launch_pass, inner > 1) */
 } fft_source_args;
 
 /* The compiled program of FFT kernel `entry` on ctx (keyed by its name in
@@ -175,15 +191,20 @@ void kiln_fft_scalar_args(fft_precision precision, const int64_t *ints, int sign
 /* Complex elements in local memory per work-group of a fused pass, and
  * the local bytes it takes (the plan fuses only where the device has them). */
 int kiln_fft_fused_elements(fft_precision p);
-uint64_t kiln_fft_fused_local_bytes(fft_precision p);
+/* Work-items per group of a fused pass: the elements / the points each
+ * takes (FFT_FUSED_PER_ITEM). */
+#define FFT_FUSED_PER_ITEM 8
+int kiln_fft_fused_threads(fft_precision p);
+uint64_t kiln_fft_fused_local_bytes(fft_precision p, int length);
 
 /* One fused Stockham pass of radix `length` (a power of two, 16 to
- * kiln_fft_fused_elements / 4) over `batch` rows of n: src -> dst, twiddles the plan's table. */
+ * kiln_fft_fused_elements / 4) over `batch` rows of n: src -> dst,
+ * twiddles the plan's table; inner as kiln_fft_launch_pass (1: rows). */
 kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   fft_precision precision, int length, kiln_backend_arg src,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
                                   int64_t ns, int sign, double scale, int64_t batch,
-                                  int64_t shift);
+                                  int64_t shift, int64_t inner);
 
 /* The fused pass's source. */
 kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source);

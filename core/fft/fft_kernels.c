@@ -112,8 +112,8 @@ void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix) {
   }
 }
 
-static void pass_entry(char *out, size_t size, fft_precision p, int radix) {
-  snprintf(out, size, "kiln_fft_pass_%s_r%d", tag(p), radix);
+static void pass_entry(char *out, size_t size, fft_precision p, int radix, int strided) {
+  snprintf(out, size, "kiln_fft_pass_%s_r%d%s", tag(p), radix, strided ? "_s" : "");
 }
 
 static kiln_status pass_source(void *data, kiln_strbuf *b) {
@@ -121,18 +121,39 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
   const char *T = real_type(a->precision);
   const int R = a->points;
   char entry[64];
-  pass_entry(entry, sizeof entry, a->precision, R);
+  pass_entry(entry, sizeof entry, a->precision, R, a->strided);
+  /* each complex element one 8- (16-) byte load and store (float2,
+   * double2: the rows the passes get are aligned), half the memory
+   * instructions of two scalar ones.
+   * strided (the column form): element i of row (o, c) at (o n + i) inner
+   * + c, the rows' c adjacent in memory, so that adjacent work-items take
+   * adjacent c: every load and store of a warp is one coalesced segment,
+   * and a transform along a non-last axis needs no transposing copies */
   kiln_strbuf_appendf(b,
                       "KILN_KERNEL void %s(KILN_GLOBAL const %s *src, KILN_GLOBAL %s *dst, "
-                      "int64_t n, int64_t ns, %s sg, %s scale, int64_t count, int64_t base) {\n"
+                      "int64_t n, int64_t ns, %s sg, %s scale, int64_t count, int64_t base%s) "
+                      "{\n"
                       "  KILN_ELEMENTS_BEGIN(t, base, count)\n"
-                      "    const int64_t m = n / %d;\n"
-                      "    const int64_t row = t / m, j = t - row * m, k = j %% ns;\n"
-                      "    KILN_GLOBAL const %s *x = src + 2 * (row * n + j);\n",
-                      entry, T, T, T, T, R, T);
+                      "    const int64_t m = n / %d;\n",
+                      entry, T, T, T, T, a->strided ? ", int64_t inner" : "", R);
+  if (a->strided)
+    kiln_strbuf_appendf(b,
+                        "    const int64_t q = t / inner, c = t - q * inner;\n"
+                        "    const int64_t row = q / m, j = q - row * m, k = j %% ns;\n"
+                        "    const int64_t mi = m * inner, nsi = ns * inner;\n"
+                        "    KILN_GLOBAL const %s *x = src + 2 * ((row * n + j) * inner + c);\n",
+                        T);
+  else
+    kiln_strbuf_appendf(b,
+                        "    const int64_t row = t / m, j = t - row * m, k = j %% ns;\n"
+                        "    const int64_t mi = m, nsi = ns;\n"
+                        "    KILN_GLOBAL const %s *x = src + 2 * (row * n + j);\n",
+                        T);
   for (int r = 0; r < R; r++)
-    kiln_strbuf_appendf(b, "    %s xr%d = x[2 * %d * m], xi%d = x[2 * %d * m + 1];\n", T, r, r,
-                        r, r);
+    kiln_strbuf_appendf(b,
+                        "    const %s2 v%d = ((KILN_GLOBAL const %s2 *)x)[%d * mi];\n"
+                        "    %s xr%d = v%d.x, xi%d = v%d.y;\n",
+                        T, r, T, r, T, r, r, r, r);
   kiln_strbuf_appendf(b,
                       "    if (ns > 1) {\n"
                       "      const %s a = sg * (%s)6.283185307179586 * (%s)k / (%s)(ns * %d);\n",
@@ -161,11 +182,13 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
   kiln_strbuf_append(b, "    }\n");
   kiln_fft_append_dft(b, a->precision, R);
   kiln_strbuf_appendf(b,
-                      "    KILN_GLOBAL %s *y = dst + 2 * (row * n + (j / ns) * ns * %d + k);\n",
-                      T, R);
+                      "    KILN_GLOBAL %s *y = dst + 2 * ((row * n + (j / ns) * ns * %d + k)%s);\n",
+                      T, R, a->strided ? " * inner + c" : "");
   for (int r = 0; r < R; r++)
-    kiln_strbuf_appendf(b, "    y[2 * %d * ns] = yr%d * scale; y[2 * %d * ns + 1] = yi%d * scale;\n",
-                        r, r, r, r);
+    kiln_strbuf_appendf(b,
+                        "    { %s2 o; o.x = yr%d * scale; o.y = yi%d * scale; "
+                        "((KILN_GLOBAL %s2 *)y)[%d * nsi] = o; }\n",
+                        T, r, r, T, r);
   kiln_strbuf_append(b, "  KILN_ELEMENTS_END\n}\n");
   return kiln_strbuf_status(b);
 }
@@ -211,14 +234,24 @@ static kiln_status launch(kiln_context *ctx, kiln_stream *stream, const kiln_pro
 kiln_status kiln_fft_launch_pass(kiln_context *ctx, kiln_stream *stream,
                                  fft_precision precision, int radix,
                                  kiln_backend_arg src, kiln_backend_arg dst, int64_t n,
-                                 int64_t ns, int sign, double scale, int64_t batch) {
-  fft_source_args a = {precision, radix};
+                                 int64_t ns, int sign, double scale, int64_t batch,
+                                 int64_t inner) {
+  fft_source_args a = {precision, radix, inner > 1};
   char entry[64];
-  pass_entry(entry, sizeof entry, precision, radix);
+  pass_entry(entry, sizeof entry, precision, radix, a.strided);
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, pass_source, &a, &program));
-  return launch(ctx, stream, program, precision, src, dst, n, ns, sign, scale,
-                batch * (n / radix));
+  if (!a.strided)
+    return launch(ctx, stream, program, precision, src, dst, n, ns, sign, scale,
+                  batch * (n / radix));
+  int64_t ints[2] = {n, ns}, count = batch * (n / radix), base = 0;
+  fft_sign_scale values;
+  kiln_backend_arg args[9] = {src, dst};
+  kiln_fft_scalar_args(precision, ints, sign, scale, &values, args + 2);
+  args[6] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &count, .size = 8};
+  args[7] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &base, .size = 8};
+  args[8] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &inner, .size = 8};
+  return kiln_program_launch_elements(ctx, program, stream, count, 9, args, 7);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -359,7 +392,10 @@ kiln_status kiln_fft_catalog_add(kiln_catalog *catalog) {
       kiln_strbuf source = {0};
       int r = i < (int)(sizeof radices / sizeof radices[0]);
       if (r) {
-        fft_source_args a = {(fft_precision)p, radices[i]};
+        fft_source_args a = {(fft_precision)p, radices[i], 0};
+        pass_source(&a, &source);
+        kiln_strbuf_append(&source, "\n");
+        a.strided = 1;
         pass_source(&a, &source);
       } else {
         helper_source_args h = {(fft_precision)p,

@@ -1,6 +1,7 @@
 /* core/fft/fft_plan1d.c: plans of one length (factorisation, Bluestein's
  * filters) and running them over a batch of contiguous rows. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,28 +38,68 @@ static kiln_status scratch(kiln_context *ctx, fft_precision p, int64_t count,
 
 /* Whether ctx's device takes fused passes at precision p (local memory
  * and work-group size). */
-static int can_fuse(const kiln_context *ctx, fft_precision p) {
-  return ctx->info.local_memory >= kiln_fft_fused_local_bytes(p) &&
-         ctx->info.max_work_group_size >= (uint64_t)kiln_fft_fused_elements(p) / 16;
+static int can_fuse(const kiln_context *ctx, fft_precision p, int length) {
+  return ctx->info.local_memory >= kiln_fft_fused_local_bytes(p, length) &&
+         ctx->info.max_work_group_size >= (uint64_t)kiln_fft_fused_threads(p);
+}
+
+/* KILN_FFT_FUSED (docs/environment.md): the fused passes' length, 0 for
+ * none (radix passes only), unset for FFT_FUSED_POINTS (a precision takes
+ * at most its local elements / 4 points: longer is cut to that); a tuning knob
+ * for measuring. Read once per process; -1 when it is not one of those. */
+static pthread_once_t fused_once = PTHREAD_ONCE_INIT;
+static int fused_setting;
+
+static void fused_read(void) {
+  const char *v = getenv("KILN_FFT_FUSED");
+  fused_setting = FFT_FUSED_POINTS;
+  if (!v || !*v) return;
+  char *end = NULL;
+  long L = strtol(v, &end, 10);
+  int ok = *end == '\0' && (L == 0 || (L >= 16 && L <= 1024 && (L & (L - 1)) == 0));
+  fused_setting = ok ? (int)L : -1;
+}
+
+static kiln_status fused_length(int *length) {
+  pthread_once(&fused_once, fused_read);
+  *length = fused_setting;
+  if (fused_setting < 0)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "KILN_FFT_FUSED=%s: expected 0 or a power of two from 16 to 1024",
+                          getenv("KILN_FFT_FUSED"));
+  return KILN_OK;
 }
 
 /* Radices whose product is n, powers of two first; 0 when a prime factor
  * is above FFT_MAX_DIRECT_PRIME (Bluestein then). fused[p]: pass p is a
- * fused pass (fft_fused.c). */
-static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n, int *radix,
-                     int *fused) {
+ * fused pass of L points (fft_fused.c; L 0: none). */
+static int factorise(const kiln_context *ctx, fft_precision precision, int64_t n, int L,
+                     int *radix, int *fused) {
   static const int odd[] = {3, 5, 7, 11, 13};
   int count = 0;
   /* fused passes of 256 points while 256 divides n (2^24: 3 passes), each
    * reading and writing the rows once; the rest of the power of two in
    * radix passes (2^10: 256 then 4). One fused size keeps the kernels
    * compiled per context (and on CPU devices, their compile time) few. */
-  if (n % FFT_FUSED_POINTS == 0 && can_fuse(ctx, precision))
-    while (n % FFT_FUSED_POINTS == 0) {
+  /* (a precision takes at most its local elements / 4: 1024 points for
+   * complex64, 512 for complex128) */
+  if (L > kiln_fft_fused_elements(precision) / 4) L = kiln_fft_fused_elements(precision) / 4;
+  if (L > 0 && n % L == 0 && can_fuse(ctx, precision, L))
+    while (n % L == 0) {
       fused[count] = 1;
-      radix[count++] = FFT_FUSED_POINTS;
-      n /= FFT_FUSED_POINTS;
+      radix[count++] = L;
+      n /= L;
     }
+  /* a longer L than 256 (the knob) leaves up to L/2 of the power of two:
+   * one more fused pass for it when it is 256 or more (2^9 under 1024:
+   * 512, not radix 16, 16, 2) */
+  int64_t rest = 1;
+  while (n % (2 * rest) == 0 && 2 * rest < L) rest *= 2;
+  if (L > 0 && rest >= FFT_FUSED_POINTS && can_fuse(ctx, precision, (int)rest)) {
+    fused[count] = 1;
+    radix[count++] = (int)rest;
+    n /= rest;
+  }
   /* radix 16 first: every pass reads and writes the whole row once, so
    * fewer passes are less memory traffic (2^24: 6 passes, not 8) */
   while (n % 16 == 0) n /= 16, radix[count++] = 16;
@@ -89,12 +130,14 @@ static kiln_status copy_rows(const fft_plan1d *plan, kiln_stream *stream, int64_
 
 /* The passes from in to out, ping-ponging through out and one scratch
  * array so that the last pass writes out (in is only read, unless it is
- * out: then an odd pass count first copies it to the scratch). */
+ * out: then an odd pass count first copies it to the scratch). inner > 1:
+ * the column form (kiln_fft_launch_pass). */
 static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int sign,
-                                double scale, int64_t batch, kiln_backend_arg in,
+                                double scale, int64_t batch, int64_t inner, kiln_backend_arg in,
                                 kiln_backend_arg out) {
   kiln_context *ctx = plan->ctx;
   const int P = plan->npasses;
+  const int *radix = plan->radix, *fused = plan->fused;
   kiln_array *tmp = NULL;
   KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * plan->n, stream, &tmp));
   kiln_status status = KILN_OK;
@@ -108,14 +151,14 @@ static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int
     kiln_backend_arg src = p == 0 ? in : (P - p) % 2 ? array_arg(tmp) : out;
     kiln_backend_arg dst = (P - p - 1) % 2 ? array_arg(tmp) : out;
     double s = p == P - 1 ? scale : 1.0;
-    if (plan->fused[p])
-      status = kiln_fft_launch_fused(ctx, stream, plan->precision, plan->radix[p], src, dst,
+    if (fused[p])
+      status = kiln_fft_launch_fused(ctx, stream, plan->precision, radix[p], src, dst,
                                      buffer_arg(plan->twiddles, 0), plan->n, ns, sign, s, batch,
-                                     plan->twiddle_shift);
+                                     plan->twiddle_shift, inner);
     else
-      status = kiln_fft_launch_pass(ctx, stream, plan->precision, plan->radix[p], src, dst,
-                                    plan->n, ns, sign, s, batch);
-    ns *= plan->radix[p];
+      status = kiln_fft_launch_pass(ctx, stream, plan->precision, radix[p], src, dst, plan->n,
+                                    ns, sign, s, batch, inner);
+    ns *= radix[p];
   }
   kiln_array_release(tmp);
   return status;
@@ -153,7 +196,7 @@ static kiln_status run_on(const fft_plan1d *plan, kiln_stream *stream, int sign,
   if (batch == 0) return KILN_OK;
   if (plan->n == 1) /* a length-1 scale is always 1 */
     return same_place(in, out) ? KILN_OK : copy_rows(plan, stream, batch, in, out);
-  if (plan->npasses > 0) return run_stockham(plan, stream, sign, scale, batch, in, out);
+  if (plan->npasses > 0) return run_stockham(plan, stream, sign, scale, batch, 1, in, out);
   return run_bluestein(plan, stream, sign, scale, batch, in, out);
 }
 
@@ -166,6 +209,20 @@ kiln_status kiln_fft_plan1d_run_into(const fft_plan1d *plan, kiln_stream *stream
                                      double scale, int64_t batch, const kiln_array *in,
                                      kiln_array *out) {
   return run_on(plan, stream, sign, scale, batch, array_arg(in), array_arg(out));
+}
+
+int kiln_fft_plan1d_has_columns(const fft_plan1d *plan) {
+  return !plan->vendor && (plan->n == 1 || plan->npasses > 0);
+}
+
+kiln_status kiln_fft_plan1d_run_columns(const fft_plan1d *plan, kiln_stream *stream, int sign,
+                                        double scale, int64_t batch, int64_t inner,
+                                        const kiln_array *in, kiln_array *out) {
+  if (!kiln_fft_plan1d_has_columns(plan))
+    return kiln_error_set(KILN_ERROR_INTERNAL, "fft: a column run of a plan without passes");
+  if (batch == 0 || plan->n == 1 || inner <= 1)
+    return run_on(plan, stream, sign, scale, batch, array_arg(in), array_arg(out));
+  return run_stockham(plan, stream, sign, scale, batch, inner, array_arg(in), array_arg(out));
 }
 
 static void plan_free(fft_plan1d *plan) {
@@ -258,7 +315,13 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
     *out = plan;
     return KILN_OK;
   }
-  plan->npasses = n > 1 ? factorise(ctx, precision, n, plan->radix, plan->fused) : 0;
+  int fused_points = 0;
+  status = fused_length(&fused_points);
+  if (status != KILN_OK) {
+    plan_free(plan);
+    return status;
+  }
+  plan->npasses = n > 1 ? factorise(ctx, precision, n, fused_points, plan->radix, plan->fused) : 0;
   if (plan->npasses > 0 && plan->fused[0]) status = make_twiddles(plan);
   if (n > 1 && plan->npasses == 0) {
     plan->m = 1;

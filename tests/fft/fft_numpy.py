@@ -132,6 +132,19 @@ def make_cases(rng, quick):
             cases.append((op, [5, 12], [0, 2], None, False, False, [1, 1, 1], False, dt,
                           (4, 3, 10)))
     cases.append(("fftn", None, [1, 1], None, False, False, [1, 1], False, "complex64", (3, 6)))
+    # non-last axes of contiguous arrays, transformed where they lie (the
+    # column form of the passes; a fused length runs as radix-16 passes
+    # there): axis 0 and a middle axis, odd inner sizes, Bluestein beside
+    for op, axes, dt, shape in (("fft", [0], "complex64", (256, 24)),
+                                ("ifft", [1], "complex128", (3, 1024, 5)),
+                                ("fft", [0], "complex64", (4096, 3)),
+                                ("fft", [0], "complex128", (97, 4)),
+                                ("fft2", None, "complex128", (512, 40)),
+                                ("ifft2", None, "complex64", (2, 96, 33)),
+                                ("fftn", None, "complex64", (16, 32, 12)),
+                                ("ifftn", [0, 2], "complex128", (60, 7, 16))):
+        cases.append((op, None, axes, "ortho" if dt == "complex128" else None, False, False,
+                      [1] * len(shape), False, dt, shape))
     for op in ("irfftn", "rfftn", "fftn"):
         cases.append((op, None, None, "ortho", False, False, [1, 1], False, "float16", (4, 6)))
     # bad arguments (NumPy raises)
