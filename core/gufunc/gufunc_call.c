@@ -233,6 +233,23 @@ static kiln_status staging_mode(kiln_gufunc_staging *mode) {
   return KILN_OK;
 }
 
+/* The local-memory budget of a staged work-group: STAGE_BUDGET, or
+ * $KILN_GUFUNC_STAGE_BYTES (1 KiB to 160 KiB, a tuning knob for measuring;
+ * read once per process; other values are ignored). */
+static int64_t stage_budget(void) {
+  static atomic_llong budget = -1;
+  long long b = atomic_load(&budget);
+  if (b < 0) {
+    const char *v = getenv("KILN_GUFUNC_STAGE_BYTES");
+    char *end = NULL;
+    long long parsed = v ? strtoll(v, &end, 10) : 0;
+    b = v && end != v && *end == 0 && parsed >= 1024 && parsed <= 160 * 1024 ? parsed
+                                                                             : STAGE_BUDGET;
+    atomic_store(&budget, b);
+  }
+  return (int64_t)b;
+}
+
 /* Which inputs of the call to stage (key->staged) and its rows per group
  * and local bytes per row (0 rows: none). Inputs with one core dim of
  * length >= 1 (auto: >= STAGE_MIN, on GPUs), read by the accessor only
@@ -251,7 +268,7 @@ static kiln_status choose_staging(const kiln_gufunc *g, const kiln_ufunc_plan *p
     if (ctx->info.type != KILN_DEVICE_GPU) return KILN_OK;
     min = STAGE_MIN;
   }
-  int64_t budget = STAGE_BUDGET;
+  int64_t budget = stage_budget();
   if (ctx->info.local_memory && (int64_t)ctx->info.local_memory < budget)
     budget = (int64_t)ctx->info.local_memory;
   int64_t row_bytes = 0;
