@@ -43,7 +43,7 @@ static const sample samples[] = {
 /* Variant v of a sample: 0 baked sizes, unit strides, contiguous-free
  * strided loop of 1 dim; 1 sizes and strides as arguments, 2 loop dims;
  * 2 inputs read from int16 and 0-core outputs stored as float64, input 1
- * by value where it has no core dims; 3 that of 2 with every input of one
+ * by value where it has no core dims; 3 that of 1 with every input of one
  * core dim staged (the samples without KILN_DATA), input 0 as one span. */
 static void add_variant(const kiln_gufunc *g, int v, kiln_strbuf *b) {
   const kiln_ufunc *u = g->ufunc;
@@ -55,7 +55,7 @@ static void add_variant(const kiln_gufunc *g, int v, kiln_strbuf *b) {
   for (int j = 0; j < u->nin + u->nout; j++) {
     memory[j] = (uint8_t)s->dtypes[j];
     /* helpers take the block's pointer: keep its type where a preamble is */
-    int cast = v >= 2;
+    int cast = v == 2;
     if (cast && j < u->nin && !u->preamble) memory[j] = KILN_INT16;
     if (cast && j >= u->nin && l->ndim[j] == 0) memory[j] = KILN_FLOAT64;
     if (cast && j == 1 && j < u->nin && l->ndim[j] == 0) memory[j] = KILN_UFUNC_SCALAR_SLOT;
