@@ -11,10 +11,11 @@
  * Covered: row lengths 1, 2, baked 13, primes, just below and above the
  * automatic threshold (32), 100, longer than a work-group, and longer
  * than the local-memory budget (the unstaged fallback); loop lengths 0, 1
- * and not a multiple of the rows per group; contiguous rows (one span)
- * and strided, reversed and broadcast rows; two staged inputs; a
- * by-value scalar before a staged input; float16 rows cast on load; given outputs as strided views; host inputs; a stream; bodies
- * taking KILN_DATA (never staged); a bad KILN_GUFUNC_STAGE. */
+ * and not a multiple of the rows per group; contiguous rows (one span,
+ * 16-byte aligned or not) and strided, reversed and broadcast rows; two
+ * staged inputs; a by-value scalar before a staged input; float16 rows
+ * cast on load; given outputs as strided views; host inputs; a stream;
+ * bodies taking KILN_DATA (never staged); a bad KILN_GUFUNC_STAGE. */
 #include <stdlib.h>
 
 #include "core/gufunc/gufunc_internal.h"
@@ -120,6 +121,15 @@ static void test_average_views(kiln_context *ctx) {
   kiln_array_release(v);
   kiln_array_release(rev);
   kiln_array_release(base);
+  /* one span starting 33 floats in: blocks not 16-byte aligned (the
+   * element-wise copy, not the 16-byte loads) */
+  int64_t odd[2] = {300, 33};
+  kiln_array *obase = random_array(ctx, KILN_FLOAT32, 2, odd, -2, 2);
+  kiln_slice from1[1] = {{1, KILN_NONE, 1}};
+  kiln_array *tail = view_slice(obase, 1, from1);
+  check_average(g, obase, tail, "one span, unaligned");
+  kiln_array_release(tail);
+  kiln_array_release(obase);
   int64_t wide[2] = {5, 9001};
   kiln_array *x = random_array(ctx, KILN_FLOAT32, 2, wide, -2, 2);
   check_average(g, x, x, "longer than the budget");
