@@ -23,12 +23,18 @@
 /* Staged rows (docs/gufuncs.md, "Long core dims"): on GPUs an input row of
  * at least STAGE_MIN elements is read by its work-group into local memory
  * before the body runs (coalesced loads), rows per group from a local
- * memory budget of at most STAGE_BUDGET bytes, at most STAGE_ROWS rows;
- * rows longer than the budget allows read global memory as before. */
-#define STAGE_MIN 32
+ * memory budget of at most STAGE_BUDGET bytes, at most STAGE_ROWS rows, in
+ * groups of at least STAGE_GROUP work-items (more loaders than rows: the
+ * copy's round trips, not the rows, set a group's pace). Automatically
+ * only where the budget holds STAGE_AUTO_ROWS rows: longer rows (each a
+ * serial chain in the body) run faster one per work-item, all at once.
+ * Measured on an H200 (docs/performance.md): rows of 8 are faster
+ * unstaged, 16 to 1024 staged. */
+#define STAGE_MIN 16
 #define STAGE_BUDGET (32 * 1024)
 #define STAGE_ROWS 256
-#define STAGE_GROUP_MIN 32 /* a group of fewer rows still has a warp of loaders */
+#define STAGE_GROUP 128
+#define STAGE_AUTO_ROWS 4
 #define STAGE_GROUPS_MAX 65535
 
 _Static_assert(KILN_CORE_MAX_DIMS == KILN_UFUNC_MAX_CORE_DIMS, "core dims of a plan");
@@ -233,21 +239,33 @@ static kiln_status staging_mode(kiln_gufunc_staging *mode) {
   return KILN_OK;
 }
 
-/* The local-memory budget of a staged work-group: STAGE_BUDGET, or
- * $KILN_GUFUNC_STAGE_BYTES (1 KiB to 160 KiB, a tuning knob for measuring;
- * read once per process; other values are ignored). */
-static int64_t stage_budget(void) {
-  static atomic_llong budget = -1;
-  long long b = atomic_load(&budget);
+/* $name if it is an integer in [lo, hi], else fallback; read once into
+ * *cache (-1: unread). Tuning knobs for measuring. */
+static int64_t stage_knob(atomic_llong *cache, const char *name, long long fallback,
+                          long long lo, long long hi) {
+  long long b = atomic_load(cache);
   if (b < 0) {
-    const char *v = getenv("KILN_GUFUNC_STAGE_BYTES");
+    const char *v = getenv(name);
     char *end = NULL;
     long long parsed = v ? strtoll(v, &end, 10) : 0;
-    b = v && end != v && *end == 0 && parsed >= 1024 && parsed <= 160 * 1024 ? parsed
-                                                                             : STAGE_BUDGET;
-    atomic_store(&budget, b);
+    b = v && end != v && *end == 0 && parsed >= lo && parsed <= hi ? parsed : fallback;
+    atomic_store(cache, b);
   }
   return (int64_t)b;
+}
+
+/* The local-memory budget of a staged work-group: STAGE_BUDGET, or
+ * $KILN_GUFUNC_STAGE_BYTES (1 KiB to 160 KiB). */
+static int64_t stage_budget(void) {
+  static atomic_llong budget = -1;
+  return stage_knob(&budget, "KILN_GUFUNC_STAGE_BYTES", STAGE_BUDGET, 1024, 160 * 1024);
+}
+
+/* The least work-group size: STAGE_GROUP, or $KILN_GUFUNC_STAGE_GROUP
+ * (32 to 1024). */
+static int64_t stage_group(void) {
+  static atomic_llong group = -1;
+  return stage_knob(&group, "KILN_GUFUNC_STAGE_GROUP", STAGE_GROUP, 32, 1024);
 }
 
 /* Which inputs of the call to stage (key->staged) and its rows per group
@@ -290,8 +308,9 @@ static kiln_status choose_staging(const kiln_gufunc *g, const kiln_ufunc_plan *p
   if (row_bytes == 0) return KILN_OK;
   int64_t r = budget / row_bytes;
   if (r > STAGE_ROWS) r = STAGE_ROWS;
-  if (r >= STAGE_GROUP_MIN) r -= r % STAGE_GROUP_MIN;
-  if (r < 1) memset(key->staged, 0, sizeof key->staged);
+  if (r >= 32) r -= r % 32; /* whole warps of rows */
+  if (r < (mode == KILN_GUFUNC_STAGING_AUTO ? STAGE_AUTO_ROWS : 1))
+    memset(key->staged, 0, sizeof key->staged);
   else *rows = r;
   return KILN_OK;
 }
@@ -319,7 +338,8 @@ static kiln_status launch_staged(kiln_context *ctx, kiln_stream *stream,
                                  const kiln_ew_layout *layout, const void *const *scalars,
                                  int nextra, int64_t *extra, const kiln_core_loop *loop,
                                  const int64_t *sizes, int64_t rows) {
-  uint64_t group = (uint64_t)(rows > STAGE_GROUP_MIN ? rows : STAGE_GROUP_MIN);
+  int64_t least = stage_group();
+  uint64_t group = (uint64_t)(rows > least ? rows : least);
   if (group > program->max_work_group_size) group = program->max_work_group_size;
   if ((uint64_t)rows > group) rows = (int64_t)group;
   if (rows < 1)
