@@ -20,24 +20,10 @@
 
 #include "core/gufunc/gufunc_internal.h"
 #include "core/kernel/kernel_internal.h"
-#include "ufunc_testing.h"
+#include "gufunc_testing.h"
 
 static const kiln_gufunc_staging modes[3] = {
     KILN_GUFUNC_STAGING_ALWAYS, KILN_GUFUNC_STAGING_NEVER, KILN_GUFUNC_STAGING_AUTO};
-
-static kiln_gufunc *make(kiln_context *ctx, const char *name, const char *layout, int nsig,
-                         const char *const *sigs, const char *body, const char *preamble) {
-  kiln_gufunc *g = NULL;
-  kiln_status s = kiln_gufunc_create(ctx, name, layout, nsig, sigs, body, preamble, &g);
-  if (s != KILN_OK) harness_fail(__FILE__, __LINE__, "create %s: %s", name, kiln_last_error());
-  return g;
-}
-
-static kiln_array *view_slice(const kiln_array *a, int n, const kiln_slice *s) {
-  kiln_array *v = NULL;
-  CHECK_OK(kiln_array_slice(a, n, s, &v));
-  return v;
-}
 
 static uint64_t programs_built(void) {
   uint64_t built = 0, compiled = 0;
