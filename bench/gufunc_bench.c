@@ -13,6 +13,10 @@
  * Then a long core dim (issue 29): the gufunc average, layout (n)->(),
  * over an (n / 10, 100) float32 array, beside a raw copy of that array;
  * gufunc_peers.py times cp.mean(axis=1) on the same shape.
+ * Then the same average over rows of other lengths w (the same 40n bytes
+ * as (n / 10, w) rows: where staging rows in local memory starts to pay,
+ * docs/gufuncs.md "Long core dims"); run once more with
+ * KILN_GUFUNC_STAGE=never for the one-row-per-work-item kernel.
  * Usage: gufunc_bench [n [repeats]] */
 #include <math.h>
 #include <stdint.h>
@@ -109,6 +113,53 @@ static double check(bench *b, const float *x) {
   return worst;
 }
 
+/* The average over (rows, w) float32 for several w, the floats h of the
+ * (n / 10, 100) case reshaped; checked against plain C. */
+static int row_lengths(bench *b, const float *h, int repeats) {
+  static const int64_t widths[] = {8, 16, 24, 32, 48, 64, 256, 1024, 4096};
+  const char *mode = getenv("KILN_GUFUNC_STAGE");
+  printf("average over (rows, w) float32, %lld floats each (KILN_GUFUNC_STAGE=%s)\n",
+         (long long)(b->long_rows * LONG_CORE), mode ? mode : "auto");
+  int ok = 1;
+  for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+    int64_t width = widths[k], rows = b->long_rows * LONG_CORE / width;
+    if (rows < 1) continue;
+    int64_t shape[2] = {rows, width};
+    kiln_array *x = NULL, *out = NULL;
+    BENCH_CHECK(kiln_array_from_host(b->ctx, KILN_FLOAT32, 2, shape, NULL, h, &x));
+    BENCH_CHECK(kiln_array_empty(b->ctx, KILN_FLOAT32, 1, &rows, &out));
+    kiln_operand in[1] = {kiln_operand_array(x)};
+    kiln_operand o[1] = {kiln_operand_array(out)};
+    for (int r = 0; r < 5; r++) BENCH_CHECK(kiln_gufunc_call(b->average, 1, in, 1, o, NULL));
+    double *ms = malloc((size_t)repeats * sizeof *ms);
+    for (int r = 0; r < repeats; r++) {
+      BENCH_CHECK(kiln_event_record(b->start, NULL));
+      BENCH_CHECK(kiln_gufunc_call(b->average, 1, in, 1, o, NULL));
+      BENCH_CHECK(kiln_event_record(b->stop, NULL));
+      BENCH_CHECK(kiln_event_synchronize(b->stop));
+      BENCH_CHECK(kiln_event_elapsed_ms(b->start, b->stop, &ms[r]));
+    }
+    double t = bench_median(ms, repeats);
+    float *means = malloc((size_t)rows * sizeof *means);
+    BENCH_CHECK(kiln_array_to_host(out, means, NULL));
+    double error = 0;
+    for (int64_t r = 0; r < rows; r++) {
+      double sum = 0;
+      for (int64_t c = 0; c < width; c++) sum += h[r * width + c];
+      error = fmax(error, fabs(means[r] - sum / (double)width));
+    }
+    ok = ok && error < 1e-4;
+    printf("  w %5lld  rows %9lld  %.4f ms  %7.1f GB/s read  max abs. error %.2g\n",
+           (long long)width, (long long)rows, t, 4.0 * (double)(rows * width) / (t * 1e-3) / 1e9,
+           error);
+    free(ms);
+    free(means);
+    kiln_array_release(x);
+    kiln_array_release(out);
+  }
+  return ok;
+}
+
 int main(int argc, char **argv) {
   bench b = {0};
   b.rows = argc > 1 ? (int64_t)strtod(argv[1], NULL) : 10000000;
@@ -185,11 +236,12 @@ int main(int argc, char **argv) {
          "(compare gufunc_peers.py's 'cupy mean' line: goal <= 1.0x)\n",
          average, read / (average * 1e-3) / 1e9, average_error, average / wide_copy);
   ok = ok && average_error < 1e-5;
-  free(w);
   free(means);
   kiln_array_release(b.wide);
   kiln_array_release(b.wide_out);
   kiln_array_release(b.wide_copy);
+  ok = row_lengths(&b, w, repeats) && ok;
+  free(w);
   kiln_gufunc_release(b.average);
   if (!ok) printf("WRONG RESULT\n");
   kiln_array_release(b.x);

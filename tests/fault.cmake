@@ -49,6 +49,14 @@ if(KILN_FAULT_INJECTION)
     set_tests_properties(fault_fft_portable.opencl PROPERTIES SKIP_RETURN_CODE 77
       LABELS "backend=opencl;fault" ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=portable")
   endif()
+
+  # fault_gufunc_staged.<backend>: the gufunc scenario with every row staged
+  # in local memory (its own kernel and launch with local-memory arguments)
+  foreach(b ${KILN_TEST_BACKENDS})
+    add_test(NAME fault_gufunc_staged.${b} COMMAND test_fault gufunc)
+    set_tests_properties(fault_gufunc_staged.${b} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=${b};fault" ENVIRONMENT "KILN_BACKEND=${b};KILN_GUFUNC_STAGE=always")
+  endforeach()
   target_compile_definitions(test_fault PRIVATE KILN_FAULT_INJECTION)
   target_include_directories(test_fault SYSTEM PRIVATE ${KILN_DLPACK_INCLUDE_DIR})
   target_link_options(test_fault PRIVATE -Wl,--wrap=malloc -Wl,--wrap=calloc

@@ -15,3 +15,13 @@ foreach(example gufunc_polar gufunc_average gufunc_l2_norm)
       SKIP_REGULAR_EXPRESSION "example_open.*KILN_ERROR_UNAVAILABLE")
   endforeach()
 endforeach()
+
+# Rows staged in local memory (long core dims): forced on and off against a
+# host reference with the body's order; and the whole gufunc suite again
+# with every row staged (KILN_GUFUNC_STAGE=always), on every backend.
+kiln_conformance_test(gufunc_staged SOURCES test_gufunc_staged.c INTERNAL)
+foreach(b ${KILN_TEST_BACKENDS})
+  add_test(NAME gufunc_all_staged.${b} COMMAND test_gufunc)
+  set_tests_properties(gufunc_all_staged.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b}" ENVIRONMENT "KILN_BACKEND=${b};KILN_GUFUNC_STAGE=always")
+endforeach()

@@ -8,24 +8,10 @@
  *
  * Tolerances: float64 sums of products 1e-12 relative; float32 results
  * 1e-5 relative (plus 1e-6 absolute near 0). */
-#include "ufunc_testing.h"
-
-static kiln_gufunc *make(kiln_context *ctx, const char *name, const char *layout, int nsig,
-                         const char *const *sigs, const char *body, const char *preamble) {
-  kiln_gufunc *g = NULL;
-  kiln_status s = kiln_gufunc_create(ctx, name, layout, nsig, sigs, body, preamble, &g);
-  if (s != KILN_OK) harness_fail(__FILE__, __LINE__, "create %s: %s", name, kiln_last_error());
-  return g;
-}
+#include "gufunc_testing.h"
 
 /* Element idx (the operand's full index) of a mirrored view. */
 static double at(const mirror *m, const int64_t *idx) { return mirror_get(m, m->ndim, idx); }
-
-static kiln_array *view_slice(const kiln_array *a, int n, const kiln_slice *s) {
-  kiln_array *v = NULL;
-  CHECK_OK(kiln_array_slice(a, n, s, &v));
-  return v;
-}
 
 static kiln_array *view_transpose(const kiln_array *a, const int *axes) {
   kiln_array *v = NULL;

@@ -61,7 +61,7 @@ static void append_accessor(const kiln_core_loop *loop, int k, kiln_strbuf *b) {
   kiln_strbuf_appendf(&element, "kiln_p%d[", k);
   for (int c = 0; c < o->ndim; c++) {
     kiln_strbuf_appendf(&element, "%s(kiln_a%d)", c ? " + " : "", c);
-    if (!o->unit[c]) kiln_strbuf_appendf(&element, " * kiln_t%d_%d", k, c);
+    if (!o->unit[c] && !o->staged) kiln_strbuf_appendf(&element, " * kiln_t%d_%d", k, c);
   }
   kiln_strbuf_append(&element, "]");
   if (element.failed) {
@@ -83,7 +83,7 @@ static void append_accessor(const kiln_core_loop *loop, int k, kiln_strbuf *b) {
   for (int c = 0; c < o->ndim; c++) {
     kiln_strbuf_append(b, "#define kiln_stride_");
     append_name(b, o);
-    if (o->unit[c]) kiln_strbuf_appendf(b, "_%d ((int64_t)1)\n", c);
+    if (o->unit[c] || o->staged) kiln_strbuf_appendf(b, "_%d ((int64_t)1)\n", c);
     else kiln_strbuf_appendf(b, "_%d kiln_t%d_%d\n", c, k, c);
   }
 }
@@ -113,7 +113,10 @@ static void append_body_function(const kiln_core_loop *loop, kiln_strbuf *b) {
     int input = k < loop->nin;
     if (k == loop->nin && loop->returns_value) continue;
     separator(b, &first);
-    if (o->ndim > 0) {
+    if (o->staged) {
+      kiln_strbuf_appendf(b, "KILN_LOCAL const %s *kiln_p%d", kiln_dtype_kernel_type(o->memory),
+                          k);
+    } else if (o->ndim > 0) {
       kiln_strbuf_appendf(b, "KILN_GLOBAL %s%s *kiln_p%d", input ? "const " : "",
                           kiln_dtype_kernel_type(o->memory), k);
       for (int c = 0; c < o->ndim; c++)
@@ -188,7 +191,9 @@ static void append_call(const kiln_core_loop *loop, kiln_strbuf *b) {
     const kiln_core_operand *o = &loop->operands[k];
     if (k == loop->nin && loop->returns_value) continue;
     separator(b, &first);
-    if (o->ndim > 0) {
+    if (o->staged) {
+      kiln_strbuf_appendf(b, "kiln_l%d + kiln_lane * kiln_pitch%d", k, k);
+    } else if (o->ndim > 0) {
       kiln_strbuf_appendf(b, "p%d + e%d", array[k], array[k]);
       for (int c = 0; c < o->ndim; c++)
         if (!o->unit[c]) kiln_strbuf_appendf(b, ", kiln_c%d_%d", k, c);
@@ -217,6 +222,226 @@ static void append_call(const kiln_core_loop *loop, kiln_strbuf *b) {
   }
 }
 
+int kiln_core_loop_staged(const kiln_core_loop *loop) {
+  for (int k = 0; k < loop->nin; k++)
+    if (loop->operands[k].staged) return 1;
+  return 0;
+}
+
+/* Loads in flight per work-item while a block is staged: each trip of the
+ * copy loop issues this many loads before its first store, so that a few
+ * hundred work-items per multiprocessor keep enough bytes in flight to
+ * cover the memory latency (one load at a time would leave it idle). */
+enum { STAGE_LOADS = 16 };
+
+/* One trip of append_stage_copy's loop: STAGE_LOADS loads, then their
+ * stores; `guarded`: the last trip, whose elements past the block are
+ * skipped (the other trips need no test). */
+static void append_stage_trip(const kiln_core_operand *o, int k, int array, int guarded,
+                              kiln_strbuf *b) {
+  int span = o->staged == 2;
+  const char *type = kiln_dtype_kernel_type(o->memory);
+  const char *step = span ? "        kiln_c += kiln_dr; kiln_x += kiln_dx;\n"
+                            "        if (kiln_c >= kiln_w) { kiln_c -= kiln_w; kiln_x += kiln_wrap; }\n"
+                          : "        kiln_c += kiln_dr; kiln_x += kiln_dx; kiln_r += kiln_dq;\n"
+                            "        if (kiln_c >= kiln_w) { kiln_c -= kiln_w; kiln_x += kiln_wrap; "
+                            "kiln_r++; }\n";
+  char guard[96] = "";
+  for (int u = 0; u < STAGE_LOADS; u++) {
+    if (guarded)
+      snprintf(guard, sizeof guard, "if (kiln_q + %d * kiln_group < kiln_total) ", u);
+    kiln_strbuf_appendf(b, "        %s kiln_v%d; const int32_t kiln_x%d = kiln_x;\n", type, u, u);
+    if (span)
+      kiln_strbuf_appendf(b, "        %skiln_v%d = kiln_src[kiln_q + %d * kiln_group];\n", guard,
+                          u, u);
+    else
+      kiln_strbuf_appendf(b, "        %skiln_v%d = p%d[kiln_rowbase[kiln_r] + kiln_c * kiln_t];\n",
+                          guard, u, array);
+    if (!guarded || u + 1 < STAGE_LOADS) kiln_strbuf_append(b, step);
+  }
+  for (int u = 0; u < STAGE_LOADS; u++) {
+    if (guarded)
+      snprintf(guard, sizeof guard, "if (kiln_q + %d * kiln_group < kiln_total) ", u);
+    kiln_strbuf_appendf(b, "        %skiln_l%d[kiln_x%d] = kiln_v%d;\n", guard, k, u, u);
+  }
+}
+
+/* The 16-byte vector of four elements of a 4-byte dtype whose elements
+ * are copied as they are, or NULL. */
+static const char *quad_type(kiln_dtype d) {
+  switch (d) {
+    case KILN_FLOAT32: return "kiln_float32x4";
+    case KILN_INT32: return "kiln_int32x4";
+    case KILN_UINT32: return "kiln_uint32x4";
+    default: return NULL;
+  }
+}
+
+enum { STAGE_QUADS = 4 }; /* 16-byte loads in flight per work-item */
+
+/* The copy of a block that is one span of a 4-byte dtype, when its start
+ * is 16-byte aligned (the same test for the whole group) and rows have at
+ * least 4 elements: work-item t loads elements 4t .. 4t + 3 of the block
+ * (then 4(t + group) ...) with one 16-byte load and stores the four where
+ * they go (the next row's start, past the padding, for those beyond the
+ * row's end: at most one wrap as w >= 4); a quarter of the memory
+ * instructions of the scalar copy. The last total % 4 elements one by
+ * one. Opens an `else {` that the caller closes around the scalar copy. */
+static void append_stage_quads(int k, const char *quad, kiln_strbuf *b) {
+  static const char lanes[] = "xyzw";
+  kiln_strbuf_append(
+      b,
+      "      if (kiln_w >= 4 && ((size_t)kiln_src & 15) == 0) {\n"
+      "        const int32_t kiln_quads = kiln_total / 4;\n"
+      "        const int32_t kiln_dq4 = 4 * kiln_group / kiln_w;\n"
+      "        const int32_t kiln_dr4 = 4 * kiln_group - kiln_dq4 * kiln_w;\n"
+      "        const int32_t kiln_dx4 = kiln_dq4 * kiln_pitch + kiln_dr4;\n"
+      "        int32_t kiln_r4 = 4 * (int32_t)kiln_lane / kiln_w;\n"
+      "        int32_t kiln_c4 = 4 * (int32_t)kiln_lane - kiln_r4 * kiln_w;\n"
+      "        int32_t kiln_x4 = kiln_r4 * kiln_pitch + kiln_c4;\n"
+      "        int32_t kiln_f = (int32_t)kiln_lane;\n");
+  for (int guarded = 0; guarded < 2; guarded++) {
+    if (guarded)
+      kiln_strbuf_append(b, "        if (kiln_f < kiln_quads) {\n");
+    else
+      kiln_strbuf_appendf(b,
+                          "        for (; kiln_f + %d * kiln_group < kiln_quads; "
+                          "kiln_f += %d * kiln_group) {\n",
+                          STAGE_QUADS - 1, STAGE_QUADS);
+    char guard[96] = "";
+    for (int u = 0; u < STAGE_QUADS; u++) {
+      if (guarded) snprintf(guard, sizeof guard, "if (kiln_f + %d * kiln_group < kiln_quads) ", u);
+      kiln_strbuf_appendf(b,
+                          "          %s kiln_u%d; const int32_t kiln_cc%d = kiln_c4, "
+                          "kiln_xx%d = kiln_x4;\n"
+                          "          %skiln_u%d = kiln_vload(%s, kiln_src + 4 * (kiln_f + %d * "
+                          "kiln_group));\n"
+                          "          kiln_c4 += kiln_dr4; kiln_x4 += kiln_dx4;\n"
+                          "          if (kiln_c4 >= kiln_w) { kiln_c4 -= kiln_w; kiln_x4 += "
+                          "kiln_wrap; }\n",
+                          quad, u, u, u, guard, u, quad, u);
+    }
+    for (int u = 0; u < STAGE_QUADS; u++) {
+      if (guarded) snprintf(guard, sizeof guard, "if (kiln_f + %d * kiln_group < kiln_quads) ", u);
+      kiln_strbuf_appendf(b, "          %s{\n            kiln_l%d[kiln_xx%d] = kiln_u%d.x;\n",
+                          guard, k, u, u);
+      for (int j = 1; j < 4; j++)
+        kiln_strbuf_appendf(b,
+                            "            kiln_l%d[kiln_xx%d + %d + (kiln_cc%d + %d >= kiln_w ? "
+                            "kiln_wrap : 0)] = kiln_u%d.%c;\n",
+                            k, u, j, u, j, u, lanes[j]);
+      kiln_strbuf_append(b, "          }\n");
+    }
+    kiln_strbuf_append(b, "        }\n");
+  }
+  kiln_strbuf_appendf(b,
+                      "        for (int32_t kiln_e = 4 * kiln_quads + (int32_t)kiln_lane; kiln_e < "
+                      "kiln_total; kiln_e += kiln_group) {\n"
+                      "          const int32_t kiln_er = kiln_e / kiln_w;\n"
+                      "          kiln_l%d[kiln_er * kiln_pitch + kiln_e - kiln_er * kiln_w] = "
+                      "kiln_src[kiln_e];\n"
+                      "        }\n"
+                      "      } else {\n",
+                      k);
+}
+
+/* The copy of staged operand k's rows [kiln_first, kiln_first + kiln_count)
+ * into kiln_l<k>: element q of the block (row q / w, column q % w, local
+ * index x = row * pitch + column) is taken by work-item q % group, so
+ * consecutive work-items read consecutive elements of a row (of the whole
+ * block when its rows follow one another: staged == 2, where the source is
+ * the block's start + q). Column, row and x move by fixed steps per trip:
+ * no division in the loop, a few integer instructions per element. */
+static void append_stage_copy(const kiln_core_loop *loop, int k, int array, int slot,
+                              kiln_strbuf *b) {
+  const kiln_core_operand *o = &loop->operands[k];
+  int d = o->dims[0], span = o->staged == 2;
+  const char *type = kiln_dtype_kernel_type(o->memory);
+  kiln_strbuf_append(b, "    {\n");
+  if (loop->sizes[d] >= 0)
+    kiln_strbuf_appendf(b, "      const int32_t kiln_w = %lld;\n", (long long)loop->sizes[d]);
+  else
+    kiln_strbuf_appendf(b, "      const int32_t kiln_w = (int32_t)kiln_n%d;\n", d);
+  if (span) {
+    kiln_strbuf_appendf(b, "      KILN_GLOBAL const %s *kiln_src = p%d + kiln_bases[%d * kiln_rows];\n",
+                        type, array, slot);
+  } else {
+    if (o->unit[0]) kiln_strbuf_append(b, "      const int64_t kiln_t = 1;\n");
+    else kiln_strbuf_appendf(b, "      const int64_t kiln_t = kiln_c%d_0;\n", k);
+  }
+  kiln_strbuf_appendf(
+      b,
+      "      const int32_t kiln_pitch = (int32_t)kiln_pitch%d;\n"
+      "      const int32_t kiln_total = (int32_t)kiln_count * kiln_w;\n"
+      "      const int32_t kiln_wrap = kiln_pitch - kiln_w;\n",
+      k);
+  const char *quad = span ? quad_type(o->memory) : NULL;
+  if (quad) append_stage_quads(k, quad, b);
+  kiln_strbuf_appendf(
+      b,
+      "      KILN_LOCAL const int64_t *kiln_rowbase = kiln_bases + %d * kiln_rows;\n"
+      "      const int32_t kiln_dq = kiln_group / kiln_w, kiln_dr = kiln_group - kiln_dq * kiln_w;\n"
+      "      const int32_t kiln_dx = kiln_dq * kiln_pitch + kiln_dr;\n"
+      "      int32_t kiln_r = (int32_t)kiln_lane / kiln_w;\n"
+      "      int32_t kiln_c = (int32_t)kiln_lane - kiln_r * kiln_w;\n"
+      "      int32_t kiln_x = kiln_r * kiln_pitch + kiln_c;\n"
+      "      int32_t kiln_q = (int32_t)kiln_lane;\n"
+      "      for (; kiln_q + %d * kiln_group < kiln_total; kiln_q += %d * kiln_group) {\n",
+      slot, STAGE_LOADS - 1, STAGE_LOADS);
+  append_stage_trip(o, k, array, 0, b);
+  kiln_strbuf_append(b, "      }\n"
+                        "      if (kiln_q < kiln_total) {\n");
+  append_stage_trip(o, k, array, 1, b);
+  kiln_strbuf_append(b, "      }\n");
+  if (quad) kiln_strbuf_append(b, "      }\n"); /* the else of the quads */
+  kiln_strbuf_append(b, "    }\n");
+}
+
+/* The staged kernel (kiln_core_loop_staged), after the parameters of the
+ * plain one. */
+static void append_staged_kernel(const kiln_core_loop *loop, const kiln_ew_signature *sig,
+                                 kiln_strbuf *out) {
+  int nops = loop->nin + loop->nout;
+  int array[KILN_EW_MAX_OPERANDS], narrays = 0, nstaged = 0;
+  for (int k = 0; k < nops; k++) array[k] = loop->operands[k].by_value ? -1 : narrays++;
+  kiln_strbuf_append(out, ",\n    int64_t kiln_rows");
+  for (int k = 0; k < loop->nin; k++)
+    if (loop->operands[k].staged) kiln_strbuf_appendf(out, ", int64_t kiln_pitch%d", k);
+  kiln_strbuf_append(out, ",\n    KILN_LOCAL_PARAM(int64_t) kiln_bases_memory");
+  for (int k = 0; k < loop->nin; k++)
+    if (loop->operands[k].staged)
+      kiln_strbuf_appendf(out, ", KILN_LOCAL_PARAM(%s) kiln_s%d",
+                          kiln_dtype_kernel_type(loop->operands[k].memory), k);
+  kiln_strbuf_append(out, ") {\n"
+                          "  KILN_LOCAL int64_t *kiln_bases = kiln_bases_memory;\n");
+  for (int k = 0; k < loop->nin; k++)
+    if (loop->operands[k].staged)
+      kiln_strbuf_appendf(out, "  KILN_LOCAL %s *kiln_l%d = kiln_s%d;\n",
+                          kiln_dtype_kernel_type(loop->operands[k].memory), k, k);
+  kiln_strbuf_append(
+      out,
+      "  const int64_t kiln_lane = kiln_local_id(0);\n"
+      "  const int32_t kiln_group = (int32_t)kiln_local_size(0);\n"
+      "  for (int64_t kiln_first = base + kiln_group_id(0) * kiln_rows; kiln_first < n;\n"
+      "       kiln_first += kiln_num_groups(0) * kiln_rows) {\n"
+      "    const int64_t kiln_count = n - kiln_first < kiln_rows ? n - kiln_first : kiln_rows;\n"
+      "    const int kiln_live = kiln_lane < kiln_count;\n"
+      "    const int64_t i = kiln_first + (kiln_live ? kiln_lane : 0);\n");
+  kiln_ew_append_offsets(sig, loop->loop_ndim, out);
+  kiln_strbuf_append(out, "    if (kiln_live) {\n");
+  for (int k = 0; k < loop->nin; k++)
+    if (loop->operands[k].staged)
+      kiln_strbuf_appendf(out, "      kiln_bases[%d * kiln_rows + kiln_lane] = e%d;\n",
+                          nstaged++, array[k]);
+  kiln_strbuf_append(out, "    }\n    kiln_barrier();\n");
+  nstaged = 0;
+  for (int k = 0; k < loop->nin; k++)
+    if (loop->operands[k].staged) append_stage_copy(loop, k, array[k], nstaged++, out);
+  kiln_strbuf_append(out, "    kiln_barrier();\n    if (kiln_live) {\n");
+  append_call(loop, out);
+  kiln_strbuf_append(out, "    }\n    kiln_barrier();\n  }\n}\n");
+}
+
 void kiln_core_loop_source(const kiln_core_loop *loop, kiln_strbuf *out) {
   if (loop->comment) kiln_strbuf_appendf(out, "/* %s */\n", loop->comment);
   kiln_strbuf_append(out, "#ifndef KILN_DATA\n"
@@ -236,6 +461,10 @@ void kiln_core_loop_source(const kiln_core_loop *loop, kiln_strbuf *out) {
   for (int k = 0; k < loop->nin + loop->nout; k++)
     for (int c = 0; c < loop->operands[k].ndim; c++)
       if (!loop->operands[k].unit[c]) kiln_strbuf_appendf(out, ", int64_t kiln_c%d_%d", k, c);
+  if (kiln_core_loop_staged(loop)) {
+    append_staged_kernel(loop, &sig, out);
+    return;
+  }
   kiln_strbuf_append(out, ") {\n");
   kiln_ew_append_loop_head(&sig, loop->loop_ndim, out);
   append_call(loop, out);

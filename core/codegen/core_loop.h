@@ -41,6 +41,11 @@ typedef struct kiln_core_operand {
   int ndim;             /* core dims */
   int dims[KILN_CORE_MAX_DIMS]; /* index into the loop's core dims */
   int unit[KILN_CORE_MAX_DIMS]; /* nonzero: stride is one element, baked */
+  /* an input with one core dim whose rows the work-group stages in local
+   * memory (see kiln_core_loop_staged below); the body's accessor then
+   * reads the local copy. 2: the rows of a block follow one another with a
+   * core stride of one element (one span of memory: a simpler copy) */
+  int staged;
 } kiln_core_operand;
 
 typedef struct kiln_core_loop {
@@ -70,5 +75,22 @@ void kiln_core_loop_source(const kiln_core_loop *loop, kiln_strbuf *out);
  * sizes[d] and strides[k][c] are the call's values. Returns how many. */
 int kiln_core_loop_extra(const kiln_core_loop *loop, const int64_t *sizes,
                          int64_t (*strides)[KILN_CORE_MAX_DIMS], int64_t *extra);
+
+/* Staged rows (long core dims, docs/gufuncs.md "Long core dims"): when
+ * any operand is `staged`, the kernel is not a grid-stride loop of one row
+ * per work-item but runs blocks of `rows` consecutive loop elements per
+ * work-group (rows <= the group size): each work-item computes the offsets
+ * of its row, the group copies every staged operand's rows into local
+ * memory with consecutive work-items at consecutive elements of each row
+ * (coalesced), a barrier, then work-item t runs the unchanged body on row
+ * t, its staged accessors reading local memory (row t at t * pitch), the
+ * other operands and the outputs as in the plain kernel. Same body, same
+ * order of operations: the same bits as the plain kernel.
+ * Kernel arguments after kiln_core_loop_extra's: int64 rows, then one
+ * int64 pitch (elements) per staged operand (operand order), then the
+ * local memory: rows * 8 bytes per staged operand (row offsets), then
+ * rows * pitch elements of each staged operand. Launch with
+ * kiln_ew_launch_groups. */
+int kiln_core_loop_staged(const kiln_core_loop *loop);
 
 #endif

@@ -320,25 +320,61 @@ static int put_args(const kiln_ew_signature *sig, int ndim, const int64_t *n,
   return count;
 }
 
+enum { EW_MAX_ARGS = 2 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
+                     KILN_EW_MAX_SCALARS + KILN_EW_MAX_EXTRA + KILN_EW_MAX_OPERANDS + 1 };
+
+/* put_args over the layout, then nextra int64 arguments; -1 (an error
+ * set) when nextra is out of range. */
+static int put_layout_args(const kiln_ew_signature *sig, const kiln_ew_layout *layout,
+                           const void *const *scalars, int nextra, const int64_t *extra,
+                           kiln_backend_arg *args, int *base_arg) {
+  if (nextra < 0 || nextra > KILN_EW_MAX_EXTRA) {
+    kiln_error_set(KILN_ERROR_INTERNAL, "%d extra kernel arguments (0..%d)", nextra,
+                   KILN_EW_MAX_EXTRA);
+    return -1;
+  }
+  int n = put_args(sig, layout->ndim, &layout->n, layout->shape, layout->buffers,
+                   layout->offsets, &layout->strides[0][0], KILN_MAX_DIMS, scalars, args,
+                   base_arg);
+  for (int x = 0; x < nextra; x++)
+    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &extra[x],
+                                   .size = sizeof(int64_t)};
+  return n;
+}
+
 kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
                                  const kiln_program *program, const kiln_ew_signature *sig,
                                  const kiln_ew_layout *layout, const void *const *scalars,
                                  int nextra, const int64_t *extra) {
   if (layout->n == 0) return KILN_OK;
-  enum { MAX_ARGS = 2 + KILN_MAX_DIMS + KILN_EW_MAX_OPERANDS * (2 + KILN_MAX_DIMS) +
-                    KILN_EW_MAX_SCALARS + KILN_EW_MAX_EXTRA };
-  if (nextra < 0 || nextra > KILN_EW_MAX_EXTRA)
-    return kiln_error_set(KILN_ERROR_INTERNAL, "%d extra kernel arguments (0..%d)", nextra,
-                          KILN_EW_MAX_EXTRA);
-  kiln_backend_arg args[MAX_ARGS];
+  kiln_backend_arg args[EW_MAX_ARGS];
   int base_arg;
-  int n = put_args(sig, layout->ndim, &layout->n, layout->shape, layout->buffers,
-                   layout->offsets, &layout->strides[0][0], KILN_MAX_DIMS, scalars, args,
-                   &base_arg);
-  for (int x = 0; x < nextra; x++)
-    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &extra[x],
-                                   .size = sizeof(int64_t)};
+  int n = put_layout_args(sig, layout, scalars, nextra, extra, args, &base_arg);
+  if (n < 0) return KILN_ERROR_INTERNAL;
   return kiln_program_launch_elements(ctx, program, stream, layout->n, n, args, base_arg);
+}
+
+kiln_status kiln_ew_launch_groups(kiln_context *ctx, kiln_stream *stream,
+                                  const kiln_program *program, const kiln_ew_signature *sig,
+                                  const kiln_ew_layout *layout, const void *const *scalars,
+                                  int nextra, const int64_t *extra, int nlocal,
+                                  const size_t *local_bytes, uint64_t groups,
+                                  uint64_t group_size) {
+  if (layout->n == 0) return KILN_OK;
+  if (nlocal < 0 || nlocal > KILN_EW_MAX_OPERANDS + 1)
+    return kiln_error_set(KILN_ERROR_INTERNAL, "%d local kernel arguments", nlocal);
+  kiln_backend_arg args[EW_MAX_ARGS];
+  int base_arg;
+  int n = put_layout_args(sig, layout, scalars, nextra, extra, args, &base_arg);
+  if (n < 0) return KILN_ERROR_INTERNAL;
+  static const int64_t zero = 0;
+  args[base_arg] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_SCALAR, .value = &zero,
+                                      .size = sizeof zero};
+  for (int x = 0; x < nlocal; x++)
+    args[n++] = (kiln_backend_arg){.kind = KILN_BACKEND_ARG_LOCAL, .local_bytes = local_bytes[x]};
+  kiln_backend_launch launch = {
+      .work_dim = 1, .global = {groups * group_size, 1, 1}, .local = {group_size, 1, 1}};
+  return kiln_program_launch(ctx, program, stream, &launch, n, args);
 }
 
 int kiln_ew_prepare(kiln_context *ctx, const kiln_program *program,

@@ -17,7 +17,7 @@
 
 #define KILN_EW_MAX_OPERANDS 32
 #define KILN_EW_MAX_SCALARS 8
-#define KILN_EW_MAX_EXTRA 288 /* int64 arguments after the scalars */
+#define KILN_EW_MAX_EXTRA 320 /* int64 arguments after the scalars */
 
 typedef struct kiln_ew_signature {
   int ninputs;
@@ -91,6 +91,19 @@ kiln_status kiln_ew_launch_extra(kiln_context *ctx, kiln_stream *stream,
                                  const kiln_program *program, const kiln_ew_signature *sig,
                                  const kiln_ew_layout *layout, const void *const *scalars,
                                  int nextra, const int64_t *extra);
+
+/* As kiln_ew_launch_extra, for kernels that run their own loop over the
+ * elements in work-groups (core_loop.c's staged rows) rather than
+ * KILN_ELEMENTS_BEGIN: `base` is 0, the int64 extras are followed by
+ * nlocal (<= KILN_EW_MAX_OPERANDS + 1) local-memory arguments of
+ * local_bytes[x] bytes each, and the launch is `groups` work-groups of
+ * group_size items, on every device (no CPU form). */
+kiln_status kiln_ew_launch_groups(kiln_context *ctx, kiln_stream *stream,
+                                  const kiln_program *program, const kiln_ew_signature *sig,
+                                  const kiln_ew_layout *layout, const void *const *scalars,
+                                  int nextra, const int64_t *extra, int nlocal,
+                                  const size_t *local_bytes, uint64_t groups,
+                                  uint64_t group_size);
 
 /* kiln_ew_launch prepared once for a program and a layout's geometry
  * (ndim, n, shape, strides, scalar dtypes), so that launches over operands

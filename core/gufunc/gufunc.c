@@ -92,6 +92,9 @@ kiln_status kiln_gufunc_make(kiln_context *ctx, const char *name, const char *la
                                          &g->ufunc);
   if (status == KILN_OK) status = check_against_layout(g);
   if (status == KILN_OK) status = make_identity(g, body, preamble);
+  const char *texts[2] = {body, preamble ? preamble : ""};
+  for (int i = 0; i < 2; i++)
+    if (strstr(texts[i], "KILN_DATA") || strstr(texts[i], "KILN_STRIDE")) g->raw_blocks = 1;
   if (status != KILN_OK) goto cleanup;
   *out = g;
   g = NULL;

@@ -20,6 +20,23 @@
 
 #define BAKE_MAX 16 /* core sizes up to this become constants */
 
+/* Staged rows (docs/gufuncs.md, "Long core dims"): on GPUs an input row of
+ * at least STAGE_MIN elements is read by its work-group into local memory
+ * before the body runs (coalesced loads), rows per group from a local
+ * memory budget of at most STAGE_BUDGET bytes, at most STAGE_ROWS rows, in
+ * groups of at least STAGE_GROUP work-items (more loaders than rows: the
+ * copy's round trips, not the rows, set a group's pace). Automatically
+ * only where the budget holds STAGE_AUTO_ROWS rows: longer rows (each a
+ * serial chain in the body) run faster one per work-item, all at once.
+ * Measured on an H200 (docs/performance.md): rows of 8 are faster
+ * unstaged, 16 to 1024 staged. */
+#define STAGE_MIN 16
+#define STAGE_BUDGET (32 * 1024)
+#define STAGE_ROWS 256
+#define STAGE_GROUP 128
+#define STAGE_AUTO_ROWS 4
+#define STAGE_GROUPS_MAX 65535
+
 _Static_assert(KILN_CORE_MAX_DIMS == KILN_UFUNC_MAX_CORE_DIMS, "core dims of a plan");
 
 typedef struct gufunc_plan {
@@ -192,11 +209,158 @@ typedef struct gufunc_key {
   int64_t sizes[KILN_CORE_MAX_NAMES];      /* baked sizes, -1: argument */
   uint8_t memory[KILN_UFUNC_MAX_OPERANDS]; /* dtype or KILN_UFUNC_SCALAR_SLOT */
   uint8_t unit[KILN_UFUNC_MAX_OPERANDS];   /* bit c: core stride c is one element */
+  uint8_t staged[KILN_UFUNC_MAX_OPERANDS]; /* rows staged in local memory */
 } gufunc_key;
+
+static atomic_int forced_staging = KILN_GUFUNC_STAGING_ENV;
+static atomic_int env_staging = -1; /* $KILN_GUFUNC_STAGE read once; -1 unread */
+
+void kiln_gufunc_force_staging(kiln_gufunc_staging mode) {
+  atomic_store(&forced_staging, (int)mode);
+  atomic_store(&env_staging, -1);
+}
+
+/* The mode in force: the tests' switch, else $KILN_GUFUNC_STAGE (auto,
+ * always, never), read at the first call of the process. */
+static kiln_status staging_mode(kiln_gufunc_staging *mode) {
+  int m = atomic_load(&forced_staging);
+  if (m == KILN_GUFUNC_STAGING_ENV) m = atomic_load(&env_staging);
+  if (m < 0) {
+    const char *v = getenv("KILN_GUFUNC_STAGE");
+    if (!v || !*v || !strcmp(v, "auto")) m = KILN_GUFUNC_STAGING_AUTO;
+    else if (!strcmp(v, "always")) m = KILN_GUFUNC_STAGING_ALWAYS;
+    else if (!strcmp(v, "never")) m = KILN_GUFUNC_STAGING_NEVER;
+    else
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "KILN_GUFUNC_STAGE='%s': expected auto, always or never", v);
+    atomic_store(&env_staging, m);
+  }
+  *mode = (kiln_gufunc_staging)m;
+  return KILN_OK;
+}
+
+/* $name if it is an integer in [lo, hi], else fallback; read once into
+ * *cache (-1: unread). Tuning knobs for measuring. */
+static int64_t stage_knob(atomic_llong *cache, const char *name, long long fallback,
+                          long long lo, long long hi) {
+  long long b = atomic_load(cache);
+  if (b < 0) {
+    const char *v = getenv(name);
+    char *end = NULL;
+    long long parsed = v ? strtoll(v, &end, 10) : 0;
+    b = v && end != v && *end == 0 && parsed >= lo && parsed <= hi ? parsed : fallback;
+    atomic_store(cache, b);
+  }
+  return (int64_t)b;
+}
+
+/* The local-memory budget of a staged work-group: STAGE_BUDGET, or
+ * $KILN_GUFUNC_STAGE_BYTES (1 KiB to 160 KiB). */
+static int64_t stage_budget(void) {
+  static atomic_llong budget = -1;
+  return stage_knob(&budget, "KILN_GUFUNC_STAGE_BYTES", STAGE_BUDGET, 1024, 160 * 1024);
+}
+
+/* The least work-group size: STAGE_GROUP, or $KILN_GUFUNC_STAGE_GROUP
+ * (32 to 1024). */
+static int64_t stage_group(void) {
+  static atomic_llong group = -1;
+  return stage_knob(&group, "KILN_GUFUNC_STAGE_GROUP", STAGE_GROUP, 32, 1024);
+}
+
+/* Which inputs of the call to stage (key->staged) and its rows per group
+ * and local bytes per row (0 rows: none). Inputs with one core dim of
+ * length >= 1 (auto: >= STAGE_MIN, on GPUs), read by the accessor only
+ * (bodies that take KILN_DATA or KILN_STRIDE get global pointers). */
+static kiln_status choose_staging(const kiln_gufunc *g, const kiln_ufunc_plan *p,
+                                  const kiln_ew_layout *layout, gufunc_key *key,
+                                  int64_t *rows) {
+  *rows = 0;
+  const kiln_context *ctx = g->ufunc->ctx;
+  if (g->raw_blocks) return KILN_OK;
+  kiln_gufunc_staging mode = KILN_GUFUNC_STAGING_NEVER;
+  KILN_RETURN_IF_ERROR(staging_mode(&mode));
+  if (mode == KILN_GUFUNC_STAGING_NEVER) return KILN_OK;
+  int64_t min = 1;
+  if (mode == KILN_GUFUNC_STAGING_AUTO) {
+    if (ctx->info.type != KILN_DEVICE_GPU) return KILN_OK;
+    min = STAGE_MIN;
+  }
+  int64_t budget = stage_budget();
+  if (ctx->info.local_memory && (int64_t)ctx->info.local_memory < budget)
+    budget = (int64_t)ctx->info.local_memory;
+  int64_t row_bytes = 0;
+  for (int j = 0, array = 0; j < p->nin; j++) {
+    if (key->memory[j] == KILN_UFUNC_SCALAR_SLOT) continue;
+    array++;
+    if (p->core_ndim[j] != 1) continue;
+    int64_t w = p->core_shape[j][0];
+    if (w < min) continue;
+    int64_t size = (int64_t)kiln_dtype_size((kiln_dtype)key->memory[j]);
+    /* one span: the rows one after another, unit core stride */
+    int unit = key->unit[j] & 1;
+    int span = unit && ((layout->ndim == 1 && layout->strides[array - 1][0] == w) ||
+                        (layout->ndim == 0 && w == 1));
+    key->staged[j] = (uint8_t)(span ? 2 : 1);
+    row_bytes += kiln_gufunc_stage_pitch(w, size) * size + 8;
+    if (row_bytes > budget) break;
+  }
+  if (row_bytes == 0) return KILN_OK;
+  int64_t r = budget / row_bytes;
+  if (r > STAGE_ROWS) r = STAGE_ROWS;
+  if (r >= 32) r -= r % 32; /* whole warps of rows */
+  if (r < (mode == KILN_GUFUNC_STAGING_AUTO ? STAGE_AUTO_ROWS : 1))
+    memset(key->staged, 0, sizeof key->staged);
+  else *rows = r;
+  return KILN_OK;
+}
+
+int64_t kiln_gufunc_stage_pitch(int64_t w, int64_t size) {
+  /* local memory has 4-byte banks: row t at t * pitch, read element by
+   * element by work-items t = 0, 1, ..., meets no bank twice when the
+   * pitch is an odd number of words (of 8 bytes for 8-byte elements) */
+  int64_t word = size > 4 ? size : 4;
+  int64_t bytes = (w * size + word - 1) / word * word;
+  if ((bytes / word) % 2 == 0) bytes += word;
+  return bytes / size;
+}
 
 static kiln_status generate(void *data, kiln_strbuf *source) {
   kiln_core_loop_source(data, source);
   return KILN_OK;
+}
+
+/* Launches the staged kernel (kiln_core_loop_staged) over the layout,
+ * `rows` rows per work-group at most, fewer when the compiled kernel runs
+ * smaller groups. */
+static kiln_status launch_staged(kiln_context *ctx, kiln_stream *stream,
+                                 const kiln_program *program, const kiln_ew_signature *sig,
+                                 const kiln_ew_layout *layout, const void *const *scalars,
+                                 int nextra, int64_t *extra, const kiln_core_loop *loop,
+                                 const int64_t *sizes, int64_t rows) {
+  int64_t least = stage_group();
+  uint64_t group = (uint64_t)(rows > least ? rows : least);
+  if (group > program->max_work_group_size) group = program->max_work_group_size;
+  if ((uint64_t)rows > group) rows = (int64_t)group;
+  if (rows < 1)
+    return kiln_error_set(KILN_ERROR_INTERNAL, "staged gufunc kernel: no work-group size");
+  extra[nextra++] = rows;
+  size_t local[KILN_EW_MAX_OPERANDS + 1];
+  int nlocal = 1, nstaged = 0;
+  for (int k = 0; k < loop->nin; k++) {
+    const kiln_core_operand *o = &loop->operands[k];
+    if (!o->staged) continue;
+    int64_t size = (int64_t)kiln_dtype_size(o->memory);
+    int64_t pitch = kiln_gufunc_stage_pitch(sizes[o->dims[0]], size);
+    extra[nextra++] = pitch;
+    local[nlocal++] = (size_t)(rows * pitch * size);
+    nstaged++;
+  }
+  local[0] = (size_t)rows * 8 * (size_t)nstaged;
+  int64_t blocks = (layout->n + rows - 1) / rows;
+  uint64_t groups = (uint64_t)(blocks < STAGE_GROUPS_MAX ? blocks : STAGE_GROUPS_MAX);
+  return kiln_ew_launch_groups(ctx, stream, program, sig, layout, scalars, nextra, extra, nlocal,
+                               local, groups, group);
 }
 
 /* The plan's launcher: `full` holds one view per array operand (operand
@@ -264,10 +428,13 @@ static kiln_status launch(void *self, const kiln_ufunc_plan *p, const kiln_array
   key.loop_ndim = layout.ndim;
   for (int d = 0; d < g->layout.nnames; d++)
     key.sizes[d] = sizes[d] <= BAKE_MAX ? sizes[d] : -1;
+  int64_t rows = 0;
+  KILN_RETURN_IF_ERROR(choose_staging(g, p, &layout, &key, &rows));
   char entry[96];
   kiln_core_loop loop;
   kiln_gufunc_describe(g, p->signature, key.memory, key.sizes, unit,
                        layout.ndim, entry, &loop);
+  for (int j = 0; j < u->nin; j++) loop.operands[j].staged = key.staged[j];
   /* the key on the stack unless the gufunc is large */
   char small[4096], *name = small;
   size_t length = sizeof key + g->identity_length;
@@ -289,7 +456,10 @@ static kiln_status launch(void *self, const kiln_ufunc_plan *p, const kiln_array
                                     extra);
   const void *scalars[KILN_EW_MAX_SCALARS];
   for (int s = 0; s < p->nscalars; s++) scalars[s] = p->scalars[s];
-  return kiln_ew_launch_extra(u->ctx, stream, program, &sig, &layout, scalars, nextra, extra);
+  if (rows == 0)
+    return kiln_ew_launch_extra(u->ctx, stream, program, &sig, &layout, scalars, nextra, extra);
+  return launch_staged(u->ctx, stream, program, &sig, &layout, scalars, nextra, extra, &loop,
+                       sizes, rows);
 }
 
 /* The ufunc layer's messages name "ufunc 'x'"; a gufunc's say "gufunc". */

@@ -3,7 +3,8 @@
  * tutorials' gufuncs (l2_norm, polar, average through a helper, matrix
  * multiply, matrix-vector product, cross product) at the variants a call makes: core
  * sizes baked and passed, unit and general core strides, contiguous and
- * strided loops, a scalar input, casts on load and store. */
+ * strided loops, a scalar input, casts on load and store, rows staged in
+ * local memory (long core dims). */
 #include <stdio.h>
 #include <string.h>
 
@@ -42,7 +43,8 @@ static const sample samples[] = {
 /* Variant v of a sample: 0 baked sizes, unit strides, contiguous-free
  * strided loop of 1 dim; 1 sizes and strides as arguments, 2 loop dims;
  * 2 inputs read from int16 and 0-core outputs stored as float64, input 1
- * by value where it has no core dims. */
+ * by value where it has no core dims; 3 that of 1 with every input of one
+ * core dim staged (the samples without KILN_DATA), input 0 as one span. */
 static void add_variant(const kiln_gufunc *g, int v, kiln_strbuf *b) {
   const kiln_ufunc *u = g->ufunc;
   const kiln_gufunc_core_layout *l = &g->layout;
@@ -53,9 +55,10 @@ static void add_variant(const kiln_gufunc *g, int v, kiln_strbuf *b) {
   for (int j = 0; j < u->nin + u->nout; j++) {
     memory[j] = (uint8_t)s->dtypes[j];
     /* helpers take the block's pointer: keep its type where a preamble is */
-    if (v == 2 && j < u->nin && !u->preamble) memory[j] = KILN_INT16;
-    if (v == 2 && j >= u->nin && l->ndim[j] == 0) memory[j] = KILN_FLOAT64;
-    if (v == 2 && j == 1 && j < u->nin && l->ndim[j] == 0) memory[j] = KILN_UFUNC_SCALAR_SLOT;
+    int cast = v == 2;
+    if (cast && j < u->nin && !u->preamble) memory[j] = KILN_INT16;
+    if (cast && j >= u->nin && l->ndim[j] == 0) memory[j] = KILN_FLOAT64;
+    if (cast && j == 1 && j < u->nin && l->ndim[j] == 0) memory[j] = KILN_UFUNC_SCALAR_SLOT;
     for (int c = 0; c < KILN_CORE_MAX_DIMS; c++) unit[j][c] = v == 0 && c == l->ndim[j] - 1;
   }
   for (int d = 0; d < l->nnames; d++) sizes[d] = v == 0 ? 4 : -1;
@@ -64,10 +67,19 @@ static void add_variant(const kiln_gufunc *g, int v, kiln_strbuf *b) {
   snprintf(base, sizeof base, "%s", u->name);
   kiln_gufunc_describe(g, 0, memory, sizes, unit, v == 0 ? 1 : 2,
                        entry, &loop);
+  for (int j = 0; v == 3 && !g->raw_blocks && j < u->nin; j++)
+    if (l->ndim[j] == 1 && memory[j] != KILN_UFUNC_SCALAR_SLOT)
+      loop.operands[j].staged = j == 0 ? 2 : 1; /* one span, rows anywhere */
   char unique[128];
   snprintf(unique, sizeof unique, "%s_v%d", entry, v);
   loop.entry = unique;
   kiln_core_loop_source(&loop, b);
+}
+
+static int has_row_input(const kiln_gufunc *g) {
+  for (int j = 0; j < g->layout.nin; j++)
+    if (g->layout.ndim[j] == 1) return 1;
+  return 0;
 }
 
 kiln_status kiln_gufunc_catalog_add(kiln_catalog *c) {
@@ -77,7 +89,8 @@ kiln_status kiln_gufunc_catalog_add(kiln_catalog *c) {
     kiln_gufunc *g = NULL;
     status = kiln_gufunc_make(NULL, s->name, s->layout, 1, &s->signature, s->body, s->preamble,
                               &g);
-    for (int v = 0; status == KILN_OK && v < 3; v++) {
+    for (int v = 0; status == KILN_OK && v < 4; v++) {
+      if (v == 3 && (g->raw_blocks || !has_row_input(g))) continue;
       /* a preamble may appear once per source: one source per variant */
       kiln_strbuf b = {0};
       add_variant(g, v, &b);

@@ -38,7 +38,28 @@ struct kiln_gufunc {
    * equal gufuncs share their programs */
   char *identity;
   size_t identity_length;
+  /* the body or preamble names KILN_DATA or KILN_STRIDE: the kernel hands
+   * out global pointers to the blocks, so no rows are staged */
+  int raw_blocks;
 };
+
+/* Whether long input rows are staged in local memory (gufunc_call.c,
+ * docs/gufuncs.md "Long core dims"). */
+typedef enum kiln_gufunc_staging {
+  KILN_GUFUNC_STAGING_ENV = -1, /* as $KILN_GUFUNC_STAGE says (auto when unset) */
+  KILN_GUFUNC_STAGING_AUTO = 0, /* GPUs, rows of >= 32 elements */
+  KILN_GUFUNC_STAGING_ALWAYS,   /* every device, rows of >= 1 element (tests) */
+  KILN_GUFUNC_STAGING_NEVER
+} kiln_gufunc_staging;
+
+/* Tests only: forces the mode for the whole process (ENV: back to the
+ * environment, read again at the next call). */
+void kiln_gufunc_force_staging(kiln_gufunc_staging mode);
+
+/* The pitch in elements of a staged row of w elements of `size` bytes:
+ * at least w, an odd number of 4-byte words (8-byte for 8-byte elements)
+ * so that work-items reading their rows side by side hit distinct banks. */
+int64_t kiln_gufunc_stage_pitch(int64_t w, int64_t size);
 
 /* kiln_gufunc_create; ctx may be NULL (an unbound gufunc that can only
  * generate source, for the compile checks). */
