@@ -67,10 +67,12 @@ typedef struct kiln_sort_job {
 } kiln_sort_job;
 kiln_status kiln_sort_permutation(const kiln_sort_job *job, kiln_array **perm);
 /* The job's elements sorted (one row or segment, an invertible dtype:
- * kiln_sort_keys_invertible), as a new 1-D array of src's dtype, by their
- * keys alone: keys made, radix passes over the keys without values, the
- * elements made back from the sorted keys (no permutation, no gather). */
-kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, kiln_array **sorted);
+ * kiln_sort_keys_invertible) into dst (C-contiguous, src's dtype and size;
+ * it may be src itself) by their keys alone: radix passes over the keys
+ * without values, no permutation, no gather. 32- and 64-bit integers go
+ * straight from src to dst (kiln_sort_keys_device); narrower ones through
+ * keys made (sort_make_keys) and made back (sort_unmake_keys). */
+kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, const kiln_array *dst);
 
 /* Launches radix_sort.kl's sort_gather: out (C-contiguous, src's dtype; or
  * NULL) = src[perm], index (int64, or NULL) = perm % row_len (row_len 0:
@@ -119,6 +121,17 @@ kiln_status kiln_sort_launch_groups(kiln_context *ctx, kiln_stream *stream,
 kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
                                    kiln_array *values, int iota, int begin_bit, int end_bit);
 
+/* Sorts the elements of src (C-contiguous, 4 or 8 bytes each, more than
+ * KILN_SORT_TILE of them) into dst (the same size and width, C-contiguous;
+ * it may be src itself) by their bits XORed with xor_mask, `bits` (all of
+ * the element's) of them, keys alone, queued on `stream`. The XOR is done
+ * as the first pass reads (and the histogram counts) and undone as the
+ * last one writes: an int32/int64 is sorted as a key with its sign bit
+ * flipped, descending with every bit flipped, and no pass of its own
+ * makes or unmakes keys. Scratch: one more copy of the keys (pool). */
+kiln_status kiln_sort_keys_device(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
+                                  kiln_array *dst, uint64_t xor_mask, int bits);
+
 /* Whether the global passes over n keys take Onesweep's look-back
  * (*lookback 1) or reduce-then-scan (0): the scan's choice for the device
  * (kiln_scan_choose_path: $KILN_SCAN, kiln_scan_force_path, else the
@@ -160,6 +173,14 @@ kiln_status kiln_sort_input_prepare(kiln_context *ctx, const char *what, const c
                                     const kiln_operand *o, int flatten, int axis,
                                     kiln_stream *stream, kiln_sort_input *in);
 void kiln_sort_input_free(kiln_sort_input *in);
+
+/* Writes the sorted elements of in (one row, an invertible dtype:
+ * kiln_sort_values_by_keys) into output *o (operand `name` of `what`) of
+ * in's shape and dtype, straight into it when it is a contiguous device
+ * array. Outputs as kiln_sort_write_output. */
+kiln_status kiln_sort_write_sorted(kiln_context *ctx, const char *what, const char *name,
+                                   const kiln_operand *o, const kiln_sort_input *in,
+                                   const kiln_sort_job *job, kiln_stream *stream);
 
 /* Writes the result of a permutation into output *o (operand `name` of
  * `what`) of in's shape and `dtype` (exactly): src[perm] when src is given,

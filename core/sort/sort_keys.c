@@ -180,27 +180,28 @@ static kiln_status unmake_keys(const kiln_sort_job *job, const kiln_array *keys,
   return launch_elements(job->ctx, job->stream, program, n, 5, args);
 }
 
-kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, kiln_array **sorted) {
+kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, const kiln_array *dst) {
   kiln_context *ctx = job->ctx;
   int64_t n = job->src->size;
   kiln_sort_key_format f = kiln_sort_key_format_of(job->src->dtype);
   uint64_t flip = job->descending ? (f.bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << f.bits) - 1) : 0;
+  if (f.bits >= 32 && n > KILN_SORT_TILE) {
+    /* the key is the element's own bits, the sign bit flipped for a signed one */
+    uint64_t sign = f.kind == KILN_SORT_KIND_INT32   ? (uint64_t)1 << 31
+                    : f.kind == KILN_SORT_KIND_INT64 ? (uint64_t)1 << 63
+                                                     : 0;
+    return kiln_sort_keys_device(ctx, job->stream, job->src, (kiln_array *)dst, sign ^ flip,
+                                 f.bits);
+  }
   kiln_array *keys = NULL;
-  *sorted = NULL;
   kiln_status status =
       kiln_array_alloc(ctx, f.bits > 32 ? KILN_UINT64 : KILN_UINT32, 1, &n, &keys);
   if (status == KILN_OK) status = kiln_buffer_use_on_stream(keys->buffer, job->stream);
-  if (status == KILN_OK) status = kiln_array_alloc(ctx, job->src->dtype, 1, &n, sorted);
-  if (status == KILN_OK) status = kiln_buffer_use_on_stream((*sorted)->buffer, job->stream);
   /* (make_keys reads no permutation here: keys stands in for it) */
   if (status == KILN_OK) status = make_keys(job, keys, 0, f.kind, 0, flip, keys);
   if (status == KILN_OK) status = kiln_sort_pairs_device(ctx, job->stream, keys, NULL, 0, 0, f.bits);
-  if (status == KILN_OK) status = unmake_keys(job, keys, flip, f.kind, *sorted);
+  if (status == KILN_OK) status = unmake_keys(job, keys, flip, f.kind, dst);
   kiln_array_release(keys);
-  if (status != KILN_OK) {
-    kiln_array_release(*sorted);
-    *sorted = NULL;
-  }
   return status;
 }
 
