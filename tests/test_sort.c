@@ -609,17 +609,29 @@ static void test_passes(kiln_context *ctx) {
   kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
 }
 
-/* kiln_sort of 32- and 64-bit integers moves the keys alone from the
- * input straight into the output (the key transform folded into the first
- * and last passes): every such dtype both ways and on both paths, into a
+/* kiln_sort of 32- and 64-bit integers and floats moves the keys alone
+ * from the input straight into the output (the key transform folded into
+ * the first and last passes; floats with NaNs or -0.0 fall back to the
+ * permutation): every such dtype both ways and on both paths, into a
  * new array, the input itself (in place), a contiguous and a strided
  * device output and host memory, from a reversed strided view, on a
  * stream. */
 static void check_keys_alone(kiln_context *ctx, kiln_dtype dt, int64_t n, int descending,
-                             kiln_stream *stream) {
+                             kiln_stream *stream, int clean) {
   size_t es = kiln_dtype_size(dt);
   int64_t n2 = 2 * n;
   unsigned char *data2 = random_data(dt, n2), *data = malloc(es * (size_t)n);
+  /* clean: floats without NaN and -0.0 (the keys-alone passes; with them,
+   * the permutation); infinities and +0.0 stay */
+  for (int64_t i = 0; clean && i < n2; i++) {
+    if (dt == KILN_FLOAT32) {
+      float *x = (float *)data2 + i;
+      if (isnan(*x) || (*x == 0 && signbit(*x))) *x = i % 2 ? 0.25f : -3.5f;
+    } else if (dt == KILN_FLOAT64) {
+      double *x = (double *)data2 + i;
+      if (isnan(*x) || (*x == 0 && signbit(*x))) *x = i % 2 ? 0.25 : -3.5;
+    }
+  }
   /* the view x[::-2] of data2 */
   for (int64_t i = 0; i < n; i++) memcpy(data + (size_t)i * es, data2 + (size_t)(n2 - 1 - 2 * i) * es, es);
   int64_t *perm = malloc(sizeof(int64_t) * (size_t)n);
@@ -676,7 +688,8 @@ static void check_keys_alone(kiln_context *ctx, kiln_dtype dt, int64_t n, int de
 }
 
 static void test_keys_alone(kiln_context *ctx) {
-  static const kiln_dtype dts[] = {KILN_UINT32, KILN_INT32, KILN_UINT64, KILN_INT64};
+  static const kiln_dtype dts[] = {KILN_UINT32, KILN_INT32, KILN_UINT64, KILN_INT64,
+                                   KILN_FLOAT32, KILN_FLOAT64};
   static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_REDUCE_THEN_SCAN, KILN_SCAN_PATH_LOOKBACK};
   kiln_stream *stream = NULL;
   REQUIRE_OK(kiln_stream_create(ctx, &stream));
@@ -684,8 +697,9 @@ static void test_keys_alone(kiln_context *ctx) {
     kiln_scan_force_path(paths[p]);
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
       for (int descending = 0; descending < 2; descending++)
-        check_keys_alone(ctx, dts[d], d % 2 ? 3 * KILN_SORT_PASS_TILE + 7 : KILN_SORT_TILE + 1,
-                         descending, (d + descending) % 2 ? stream : NULL);
+        for (int clean = 0; clean <= (d >= 4); clean++)
+          check_keys_alone(ctx, dts[d], d % 2 ? 3 * KILN_SORT_PASS_TILE + 7 : KILN_SORT_TILE + 1,
+                           descending, (d + descending) % 2 ? stream : NULL, clean);
   }
   kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
   kiln_stream_release(stream);

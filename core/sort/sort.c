@@ -34,10 +34,12 @@ static kiln_status sort_call(kiln_context *ctx, const char *what, kiln_operand i
   int flatten = options && options->flatten;
   kiln_status status = kiln_sort_input_prepare(ctx, what, "input", &input, flatten,
                                                options ? options->axis : -1, stream, &in);
-  /* one long row of integers: the keys alone are sorted and made back
-   * into elements, half the traffic of keys with indices and no gather */
+  /* one long row of integers or floats: the keys alone are sorted and
+   * made back into elements, half the traffic of keys with indices and no
+   * gather */
   int keys_alone = status == KILN_OK && want_values && in.rows <= 1 &&
-                   in.src->size > KILN_SORT_TILE && kiln_sort_keys_invertible(in.src->dtype);
+                   in.src->size > KILN_SORT_TILE &&
+                   kiln_sort_keys_alone(in.src->dtype, in.src->size);
   if (status == KILN_OK) {
     kiln_sort_job job = job_of(ctx, stream, &in, options);
     if (keys_alone) /* straight into the output where it is contiguous */
