@@ -609,6 +609,102 @@ static void test_passes(kiln_context *ctx) {
   kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
 }
 
+/* kiln_sort of 32- and 64-bit integers and floats moves the keys alone
+ * from the input straight into the output (the key transform folded into
+ * the first and last passes; floats with NaNs or -0.0 fall back to the
+ * permutation): every such dtype both ways and on both paths, into a
+ * new array, the input itself (in place), a contiguous and a strided
+ * device output and host memory, from a reversed strided view, on a
+ * stream. */
+static void check_keys_alone(kiln_context *ctx, kiln_dtype dt, int64_t n, int descending,
+                             kiln_stream *stream, int clean) {
+  size_t es = kiln_dtype_size(dt);
+  int64_t n2 = 2 * n;
+  unsigned char *data2 = random_data(dt, n2), *data = malloc(es * (size_t)n);
+  /* clean: floats without NaN and -0.0 (the keys-alone passes; with them,
+   * the permutation); infinities and +0.0 stay */
+  for (int64_t i = 0; clean && i < n2; i++) {
+    if (dt == KILN_FLOAT32) {
+      float *x = (float *)data2 + i;
+      if (isnan(*x) || (*x == 0 && signbit(*x))) *x = i % 2 ? 0.25f : -3.5f;
+    } else if (dt == KILN_FLOAT64) {
+      double *x = (double *)data2 + i;
+      if (isnan(*x) || (*x == 0 && signbit(*x))) *x = i % 2 ? 0.25 : -3.5;
+    }
+  }
+  /* the view x[::-2] of data2 */
+  for (int64_t i = 0; i < n; i++) memcpy(data + (size_t)i * es, data2 + (size_t)(n2 - 1 - 2 * i) * es, es);
+  int64_t *perm = malloc(sizeof(int64_t) * (size_t)n);
+  ref_argsort(data, dt, 0, n, descending, perm);
+  unsigned char *want = malloc(es * (size_t)n), *got = malloc(es * (size_t)n);
+  for (int64_t i = 0; i < n; i++) memcpy(want + (size_t)i * es, data + (size_t)perm[i] * es, es);
+  kiln_array *big = NULL, *view = NULL, *a = NULL, *out = NULL, *obig = NULL, *oview = NULL,
+             *made = NULL;
+  kiln_sort_options o = {.axis = 0, .descending = descending};
+  kiln_slice back = {KILN_NONE, KILN_NONE, -2}, every2 = {KILN_NONE, KILN_NONE, 2};
+  REQUIRE_OK(kiln_array_from_host(ctx, dt, 1, &n2, NULL, data2, &big));
+  REQUIRE_OK(kiln_array_slice(big, 1, &back, &view));
+  REQUIRE_OK(kiln_array_from_host(ctx, dt, 1, &n, NULL, data, &a));
+  REQUIRE_OK(kiln_array_empty(ctx, dt, 1, &n, &out));
+  REQUIRE_OK(kiln_array_empty(ctx, dt, 1, &n2, &obig));
+  REQUIRE_OK(kiln_array_slice(obig, 1, &every2, &oview));
+  for (int way = 0; way < 5; way++) {
+    memset(got, 0, es * (size_t)n);
+    kiln_status st;
+    switch (way) {
+      case 0: st = kiln_sort(ctx, kiln_operand_array(view), kiln_operand_new(&made), &o, stream); break;
+      case 1: st = kiln_sort(ctx, kiln_operand_array(view), kiln_operand_array(out), &o, stream); break;
+      case 2: st = kiln_sort(ctx, kiln_operand_array(view), kiln_operand_array(oview), &o, stream); break;
+      case 3:
+        st = kiln_sort(ctx, kiln_operand_host(data, dt, 1, &n, NULL),
+                       kiln_operand_host_output(got, dt, 1, &n, NULL), &o, stream);
+        break;
+      default: st = kiln_sort(ctx, kiln_operand_array(a), kiln_operand_array(a), &o, stream);
+    }
+    CHECK_OK(st);
+    if (st != KILN_OK) continue;
+    CHECK_OK(kiln_stream_synchronize(ctx, stream));
+    const kiln_array *result = way == 0 ? made : way == 1 ? out : way == 2 ? oview : way == 4 ? a : NULL;
+    if (result) CHECK_OK(kiln_array_to_host(result, got, NULL));
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++)
+      if (!same_element(got, i, want, i, dt)) bad = i;
+    CHECK_MSG(bad < 0, "%s n=%lld descending=%d output %d: element %lld differs",
+              kiln_dtype_name(dt), (long long)n, descending, way, (long long)bad);
+    kiln_array_release(made);
+    made = NULL;
+  }
+  kiln_array_release(oview);
+  kiln_array_release(obig);
+  kiln_array_release(out);
+  kiln_array_release(a);
+  kiln_array_release(view);
+  kiln_array_release(big);
+  free(want);
+  free(got);
+  free(perm);
+  free(data);
+  free(data2);
+}
+
+static void test_keys_alone(kiln_context *ctx) {
+  static const kiln_dtype dts[] = {KILN_UINT32, KILN_INT32, KILN_UINT64, KILN_INT64,
+                                   KILN_FLOAT32, KILN_FLOAT64};
+  static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_REDUCE_THEN_SCAN, KILN_SCAN_PATH_LOOKBACK};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  for (int p = 0; p < 2; p++) {
+    kiln_scan_force_path(paths[p]);
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+      for (int descending = 0; descending < 2; descending++)
+        for (int clean = 0; clean <= (d >= 4); clean++)
+          check_keys_alone(ctx, dts[d], d % 2 ? 3 * KILN_SORT_PASS_TILE + 7 : KILN_SORT_TILE + 1,
+                           descending, (d + descending) % 2 ? stream : NULL, clean);
+  }
+  kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+  kiln_stream_release(stream);
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 static void test_bad_input(kiln_context *ctx) {
@@ -787,6 +883,7 @@ static const harness_test tests[] = {{"every_dtype", test_every_dtype},
                                      {"unique", test_unique},
                                      {"pairs_device", test_pairs_device},
                                      {"passes", test_passes},
+                                     {"keys_alone", test_keys_alone},
                                      {"bad_input", test_bad_input},
                                      {"numpy", test_numpy},
                                      {0}};

@@ -202,25 +202,29 @@ static int64_t streaming_groups(kiln_context *ctx, int64_t ntiles) {
 
 /* The up-front histogram of every pass's digits and the digit bases (and
  * skip flags) of each pass, in st->bases. */
-static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
+static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, const kiln_array *keys,
                               int vb, int off_bytes, int begin_bit, int32_t npasses,
-                              pass_state *st) {
+                              const uint64_t *transform, pass_state *st) {
   int64_t n = keys->size, ntiles = (n + T - 1) / T;
   int kb = bytes_of(keys);
   kiln_program *histogram = NULL, *bases = NULL;
   KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_histogram_all", kb, vb, off_bytes, T, &histogram));
   KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_digit_bases", kb, vb, off_bytes, T, &bases));
-  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32, 2 * SORT_RADIX * npasses, &st->hist));
+  /* (and one word more: the floats' count of work-groups that saw a NaN or -0.0) */
+  KILN_RETURN_IF_ERROR(
+      alloc_1d(ctx, stream, KILN_UINT32, 2 * SORT_RADIX * npasses + 1, &st->hist));
   KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
                                 (SORT_RADIX + 1) * MAX_PASSES, &st->bases));
   static const uint32_t zero = 0;
   KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->hist, &zero, stream));
   int32_t begin = begin_bit;
-  kiln_backend_arg hist_args[5] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
+  kiln_backend_arg hist_args[7] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
                                    kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&begin, 4),
-                                   kiln_sort_arg_scalar(&npasses, 4)};
+                                   kiln_sort_arg_scalar(&npasses, 4),
+                                   kiln_sort_arg_scalar(&transform[0], 8),
+                                   kiln_sort_arg_scalar(&transform[1], 8)};
   KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, histogram, T,
-                                               streaming_groups(ctx, ntiles), 5, hist_args));
+                                               streaming_groups(ctx, ntiles), 7, hist_args));
   kiln_backend_arg bases_args[4] = {kiln_sort_arg_array(st->hist), kiln_sort_arg_array(st->bases),
                                     kiln_sort_arg_scalar(&n, 8),
                                     kiln_sort_arg_scalar(&npasses, 4)};
@@ -229,29 +233,33 @@ static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, kiln_array
 
 /* The reduce-then-scan pass `pass` from k/v into k2/v2: every device. */
 static kiln_status pass_reduce_then_scan(kiln_context *ctx, kiln_stream *stream,
-                                         kiln_program *const *programs, kiln_array *k,
+                                         kiln_program *const *programs, const kiln_array *k,
                                          kiln_array *v, kiln_array *k2, kiln_array *v2,
                                          int64_t tiles_per, int64_t ngroups, int32_t shift,
-                                         int32_t pass, int32_t iota, pass_state *st) {
+                                         int32_t pass, int32_t iota, const uint64_t *xor,
+                                         const uint64_t *fmask, pass_state *st) {
   int64_t n = k->size;
-  kiln_backend_arg up_args[8] = {kiln_sort_arg_array(k),          kiln_sort_arg_array(st->counts),
-                                 kiln_sort_arg_array(st->bases),  kiln_sort_arg_scalar(&n, 8),
-                                 kiln_sort_arg_scalar(&tiles_per, 8),
-                                 kiln_sort_arg_scalar(&ngroups, 8), kiln_sort_arg_scalar(&shift, 4),
-                                 kiln_sort_arg_scalar(&pass, 4)};
-  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, programs[0], T, ngroups, 8, up_args));
+  kiln_backend_arg up_args[10] = {kiln_sort_arg_array(k),          kiln_sort_arg_array(st->counts),
+                                  kiln_sort_arg_array(st->bases),  kiln_sort_arg_scalar(&n, 8),
+                                  kiln_sort_arg_scalar(&tiles_per, 8),
+                                  kiln_sort_arg_scalar(&ngroups, 8), kiln_sort_arg_scalar(&shift, 4),
+                                  kiln_sort_arg_scalar(&pass, 4), kiln_sort_arg_scalar(&xor[0], 8),
+                                  kiln_sort_arg_scalar(fmask, 8)};
+  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, programs[0], T, ngroups, 10, up_args));
   kiln_backend_arg scan_args[4] = {kiln_sort_arg_array(st->counts), kiln_sort_arg_array(st->bases),
                                    kiln_sort_arg_scalar(&ngroups, 8),
                                    kiln_sort_arg_scalar(&pass, 4)};
   KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, programs[1], T, SORT_RADIX, 4, scan_args));
-  kiln_backend_arg down_args[12] = {
+  kiln_backend_arg down_args[15] = {
       kiln_sort_arg_array(k),          arg_or(v, k),
       kiln_sort_arg_array(k2),         arg_or(v2, k2),
       kiln_sort_arg_array(st->counts), kiln_sort_arg_array(st->bases),
       kiln_sort_arg_scalar(&n, 8),     kiln_sort_arg_scalar(&tiles_per, 8),
       kiln_sort_arg_scalar(&ngroups, 8), kiln_sort_arg_scalar(&shift, 4),
-      kiln_sort_arg_scalar(&pass, 4),  kiln_sort_arg_scalar(&iota, 4)};
-  return kiln_sort_launch_groups(ctx, stream, programs[2], T, ngroups, 12, down_args);
+      kiln_sort_arg_scalar(&pass, 4),  kiln_sort_arg_scalar(&iota, 4),
+      kiln_sort_arg_scalar(&xor[0], 8), kiln_sort_arg_scalar(&xor[1], 8),
+      kiln_sort_arg_scalar(fmask, 8)};
+  return kiln_sort_launch_groups(ctx, stream, programs[2], T, ngroups, 15, down_args);
 }
 
 /* Keys per tile of the look-back passes (SORT_OS_TILE; values may be
@@ -262,22 +270,33 @@ static int64_t onesweep_tile(const kiln_array *keys, const kiln_array *values) {
 
 /* The look-back pass: one kernel, after zeroing the tile statuses. */
 static kiln_status pass_lookback(kiln_context *ctx, kiln_stream *stream, kiln_program *program,
-                                 kiln_array *k, kiln_array *v, kiln_array *k2, kiln_array *v2,
-                                 int32_t shift, int32_t pass, int32_t iota, pass_state *st) {
+                                 const kiln_array *k, kiln_array *v, kiln_array *k2,
+                                 kiln_array *v2, int32_t shift, int32_t pass, int32_t iota,
+                                 const uint64_t *xor, const uint64_t *fmask, pass_state *st) {
   int64_t n = k->size, tile = onesweep_tile(k, v), ntiles = (n + tile - 1) / tile;
   static const uint32_t zero = 0;
   KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->status, &zero, stream));
-  kiln_backend_arg args[11] = {
+  kiln_backend_arg args[14] = {
       kiln_sort_arg_array(k),         arg_or(v, k),                   kiln_sort_arg_array(k2),
       arg_or(v2, k2),                 kiln_sort_arg_array(st->bases), kiln_sort_arg_array(st->status),
       kiln_sort_arg_scalar(&n, 8),    kiln_sort_arg_scalar(&ntiles, 8),
       kiln_sort_arg_scalar(&shift, 4), kiln_sort_arg_scalar(&pass, 4),
-      kiln_sort_arg_scalar(&iota, 4)};
-  return kiln_sort_launch_groups(ctx, stream, program, T, ntiles, 11, args);
+      kiln_sort_arg_scalar(&iota, 4), kiln_sort_arg_scalar(&xor[0], 8),
+      kiln_sort_arg_scalar(&xor[1], 8), kiln_sort_arg_scalar(fmask, 8)};
+  return kiln_sort_launch_groups(ctx, stream, program, T, ntiles, 14, args);
 }
 
-static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
-                               kiln_array *values, int iota, int begin_bit, int end_bit,
+/* The passes from src (through the kernels' sort_key_in with transform
+ * {xor, fmask} as the first reads) into keys (sort_key_out as the last
+ * writes), values in place. specials (floats, fmask not 0): set to 1, and
+ * no pass run, when the input holds a NaN or a -0.0 (one word read back
+ * after the histogram); NULL otherwise. Each pass writes
+ * the other of keys and the scratch, the last one keys; src is read by
+ * the first alone, so it may be keys itself or overlap it (an even number
+ * of passes; an odd one writes the scratch first and copies back). */
+static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
+                               kiln_array *keys, kiln_array *values, int iota, int begin_bit,
+                               int end_bit, const uint64_t *transform, int *specials,
                                pass_state *st) {
   int64_t n = keys->size, ntiles = (n + T - 1) / T;
   int off_bytes = n > (int64_t)UINT32_MAX ? 8 : 4;
@@ -306,18 +325,34 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_arra
   else
     KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
                                   SORT_RADIX * ngroups, &st->counts));
-  KILN_RETURN_IF_ERROR(sort_bases(ctx, stream, keys, vb, off_bytes, begin_bit, npasses, st));
+  KILN_RETURN_IF_ERROR(
+      sort_bases(ctx, stream, src, vb, off_bytes, begin_bit, npasses, transform, st));
+  if (specials) {
+    uint32_t seen = 0;
+    kiln_slice last = {2 * SORT_RADIX * npasses, KILN_NONE, KILN_NONE};
+    kiln_array *word = NULL;
+    if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
+    KILN_RETURN_IF_ERROR(kiln_array_slice(st->hist, 1, &last, &word));
+    kiln_status status = kiln_array_to_host(word, &seen, NULL);
+    kiln_array_release(word);
+    KILN_RETURN_IF_ERROR(status);
+    *specials = seen != 0;
+    if (seen) return KILN_OK;
+  }
   kiln_array *k[2] = {keys, st->keys_alt}, *v[2] = {values, st->values_alt};
+  /* the first pass writes k[cur ^ 1]: the scratch when npasses is even */
   int cur = 0;
   for (int32_t pass = 0; pass < npasses; pass++, cur ^= 1) {
     int32_t shift = begin_bit + 8 * pass, iota32 = iota && pass == 0;
+    const kiln_array *from = pass == 0 ? src : k[cur];
+    uint64_t xor[2] = {pass == 0 ? transform[0] : 0, pass == npasses - 1 ? transform[0] : 0};
     if (lookback)
-      KILN_RETURN_IF_ERROR(pass_lookback(ctx, stream, programs[0], k[cur], v[cur], k[cur ^ 1],
-                                         v[cur ^ 1], shift, pass, iota32, st));
+      KILN_RETURN_IF_ERROR(pass_lookback(ctx, stream, programs[0], from, v[cur], k[cur ^ 1],
+                                         v[cur ^ 1], shift, pass, iota32, xor, &transform[1], st));
     else
-      KILN_RETURN_IF_ERROR(pass_reduce_then_scan(ctx, stream, programs, k[cur], v[cur],
+      KILN_RETURN_IF_ERROR(pass_reduce_then_scan(ctx, stream, programs, from, v[cur],
                                                  k[cur ^ 1], v[cur ^ 1], tiles_per, ngroups,
-                                                 shift, pass, iota32, st));
+                                                 shift, pass, iota32, xor, &transform[1], st));
   }
   if (cur == 0) return KILN_OK;
   /* an odd number of passes left the result in the scratch: copy it back */
@@ -329,6 +364,15 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, kiln_arra
   if (!values) return KILN_OK;
   return ctx->ops->copy_d2d(ctx->device, bs, values->buffer->handle, (uint64_t)values->offset,
                             st->values_alt->buffer->handle, 0, (size_t)(n * vb));
+}
+
+static void release_state(pass_state *st) {
+  kiln_array_release(st->keys_alt);
+  kiln_array_release(st->values_alt);
+  kiln_array_release(st->hist);
+  kiln_array_release(st->bases);
+  kiln_array_release(st->counts);
+  kiln_array_release(st->status);
 }
 
 kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
@@ -360,12 +404,31 @@ kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_
   if (begin_bit == end_bit) /* nothing to order by: at most the iota to write */
     return iota ? sort_rows(ctx, stream, keys, values, 1, 0, 0, KILN_SORT_TILE) : KILN_OK;
   pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL};
-  kiln_status status = sort_passes(ctx, stream, keys, values, iota, begin_bit, end_bit, &st);
-  kiln_array_release(st.keys_alt);
-  kiln_array_release(st.values_alt);
-  kiln_array_release(st.hist);
-  kiln_array_release(st.bases);
-  kiln_array_release(st.counts);
-  kiln_array_release(st.status);
+  static const uint64_t none[2] = {0, 0};
+  kiln_status status =
+      sort_passes(ctx, stream, keys, keys, values, iota, begin_bit, end_bit, none, NULL, &st);
+  release_state(&st);
+  return status;
+}
+
+kiln_status kiln_sort_keys_device(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
+                                  kiln_array *dst, uint64_t xor_mask, uint64_t fmask, int bits,
+                                  int *specials) {
+  KILN_CHECK_ARG(ctx);
+  KILN_CHECK_ARG(src);
+  KILN_CHECK_ARG(dst);
+  int kb = bytes_of(dst);
+  if ((kb != 4 && kb != 8) || bytes_of(src) != kb || !kiln_array_is_contiguous(src) ||
+      !kiln_array_is_contiguous(dst) || src->size != dst->size || src->size <= KILN_SORT_TILE ||
+      bits != 8 * kb)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                          "sort: keys need C-contiguous 32- or 64-bit arrays of one size (more "
+                          "than %d) and all their bits", KILN_SORT_TILE);
+  pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL};
+  uint64_t transform[2] = {xor_mask, fmask};
+  if (specials) *specials = 0;
+  kiln_status status = sort_passes(ctx, stream, src, dst, NULL, 0, 0, bits, transform,
+                                   fmask ? specials : NULL, &st);
+  release_state(&st);
   return status;
 }

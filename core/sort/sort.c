@@ -34,22 +34,24 @@ static kiln_status sort_call(kiln_context *ctx, const char *what, kiln_operand i
   int flatten = options && options->flatten;
   kiln_status status = kiln_sort_input_prepare(ctx, what, "input", &input, flatten,
                                                options ? options->axis : -1, stream, &in);
-  /* one long row of integers: the keys alone are sorted and made back
-   * into elements, half the traffic of keys with indices and no gather */
+  /* one long row of integers or floats: the keys alone are sorted and
+   * made back into elements, half the traffic of keys with indices and no
+   * gather */
   int keys_alone = status == KILN_OK && want_values && in.rows <= 1 &&
-                   in.src->size > KILN_SORT_TILE && kiln_sort_keys_invertible(in.src->dtype);
-  kiln_array *sorted = NULL;
+                   in.src->size > KILN_SORT_TILE &&
+                   kiln_sort_keys_alone(in.src->dtype, in.src->size);
   if (status == KILN_OK) {
     kiln_sort_job job = job_of(ctx, stream, &in, options);
-    status = keys_alone ? kiln_sort_values_by_keys(&job, &sorted)
-                        : kiln_sort_permutation(&job, &perm);
+    if (keys_alone) /* straight into the output where it is contiguous */
+      status = kiln_sort_write_sorted(ctx, what, "output", &output, &in, &job, stream);
+    else
+      status = kiln_sort_permutation(&job, &perm);
   }
-  if (status == KILN_OK)
+  if (status == KILN_OK && !keys_alone)
     status = kiln_sort_write_output(ctx, what, "output", &output,
                                     want_values ? in.array->dtype : KILN_INT64, &in,
-                                    keys_alone ? sorted : want_values ? in.src : NULL, perm,
+                                    want_values ? in.src : NULL, perm,
                                     flatten ? 0 : in.row_len, stream);
-  kiln_array_release(sorted);
   kiln_array_release(perm);
   kiln_sort_input_free(&in);
   return status;

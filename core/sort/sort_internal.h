@@ -66,11 +66,19 @@ typedef struct kiln_sort_job {
   int descending;
 } kiln_sort_job;
 kiln_status kiln_sort_permutation(const kiln_sort_job *job, kiln_array **perm);
-/* The job's elements sorted (one row or segment, an invertible dtype:
- * kiln_sort_keys_invertible), as a new 1-D array of src's dtype, by their
- * keys alone: keys made, radix passes over the keys without values, the
- * elements made back from the sorted keys (no permutation, no gather). */
-kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, kiln_array **sorted);
+/* Whether kiln_sort of one row of n elements of dtype goes through
+ * kiln_sort_values_by_keys: bool and the integers, float32 and float64
+ * over KILN_SORT_TILE. */
+int kiln_sort_keys_alone(kiln_dtype dtype, int64_t n);
+/* The job's elements sorted (one row or segment, kiln_sort_keys_alone)
+ * into dst (C-contiguous, src's dtype and size; it may be src itself) by
+ * their keys alone: radix passes over the keys without values, no
+ * permutation, no gather. 32- and 64-bit integers and floats go straight
+ * from src to dst (kiln_sort_keys_device); floats holding a NaN or a -0.0
+ * then take the permutation and a gather instead; 8- and 16-bit integers
+ * go through keys made (sort_make_keys) and made back
+ * (sort_unmake_keys). */
+kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, const kiln_array *dst);
 
 /* Launches radix_sort.kl's sort_gather: out (C-contiguous, src's dtype; or
  * NULL) = src[perm], index (int64, or NULL) = perm % row_len (row_len 0:
@@ -119,6 +127,24 @@ kiln_status kiln_sort_launch_groups(kiln_context *ctx, kiln_stream *stream,
 kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_array *keys,
                                    kiln_array *values, int iota, int begin_bit, int end_bit);
 
+/* Sorts the elements of src (C-contiguous, 4 or 8 bytes each, more than
+ * KILN_SORT_TILE of them) into dst (the same size and width, C-contiguous;
+ * it may be src itself) by their keys, `bits` (all of the element's) of
+ * them, keys alone, queued on `stream`. The key of an element u is u ^
+ * xor_mask for integers (fmask 0: the sign bit for signed ones, every bit
+ * more when descending); for IEEE floats (fmask = every bit but the sign,
+ * xor_mask the sign bit, every bit more when descending) negatives are
+ * inverted first. The transform is done as the first pass reads (and the
+ * histogram counts) and undone as the last one writes, so no pass of its
+ * own makes or unmakes keys. Floats (fmask not 0): that key orders -0.0
+ * before 0.0 and NaNs by their bits, unlike NumPy, so when the input holds
+ * a NaN or a -0.0 nothing is written and *specials is set to 1 (one word
+ * read back after the histogram: the caller sorts by permutation
+ * instead); else 0. Scratch: one more copy of the keys (pool). */
+kiln_status kiln_sort_keys_device(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
+                                  kiln_array *dst, uint64_t xor_mask, uint64_t fmask, int bits,
+                                  int *specials);
+
 /* Whether the global passes over n keys take Onesweep's look-back
  * (*lookback 1) or reduce-then-scan (0): the scan's choice for the device
  * (kiln_scan_choose_path: $KILN_SCAN, kiln_scan_force_path, else the
@@ -160,6 +186,14 @@ kiln_status kiln_sort_input_prepare(kiln_context *ctx, const char *what, const c
                                     const kiln_operand *o, int flatten, int axis,
                                     kiln_stream *stream, kiln_sort_input *in);
 void kiln_sort_input_free(kiln_sort_input *in);
+
+/* Writes the sorted elements of in (one row, an invertible dtype:
+ * kiln_sort_values_by_keys) into output *o (operand `name` of `what`) of
+ * in's shape and dtype, straight into it when it is a contiguous device
+ * array. Outputs as kiln_sort_write_output. */
+kiln_status kiln_sort_write_sorted(kiln_context *ctx, const char *what, const char *name,
+                                   const kiln_operand *o, const kiln_sort_input *in,
+                                   const kiln_sort_job *job, kiln_stream *stream);
 
 /* Writes the result of a permutation into output *o (operand `name` of
  * `what`) of in's shape and `dtype` (exactly): src[perm] when src is given,

@@ -180,27 +180,57 @@ static kiln_status unmake_keys(const kiln_sort_job *job, const kiln_array *keys,
   return launch_elements(job->ctx, job->stream, program, n, 5, args);
 }
 
-kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, kiln_array **sorted) {
+int kiln_sort_keys_alone(kiln_dtype dtype, int64_t n) {
+  return kiln_sort_keys_invertible(dtype) ||
+         ((dtype == KILN_FLOAT32 || dtype == KILN_FLOAT64) && n > KILN_SORT_TILE);
+}
+
+kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, const kiln_array *dst) {
   kiln_context *ctx = job->ctx;
   int64_t n = job->src->size;
   kiln_sort_key_format f = kiln_sort_key_format_of(job->src->dtype);
   uint64_t flip = job->descending ? (f.bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << f.bits) - 1) : 0;
+  int floats = f.kind == KILN_SORT_KIND_FLOAT32 || f.kind == KILN_SORT_KIND_FLOAT64;
+  if (f.bits >= 32 && n > KILN_SORT_TILE) {
+    /* the key is the element's own bits, the sign bit flipped for a signed
+     * one or a float (whose negatives are inverted: fmask) */
+    uint64_t sign = (uint64_t)1 << (f.bits - 1), all = f.bits == 64 ? ~(uint64_t)0 : 2 * sign - 1;
+    uint64_t xor_mask = f.kind == KILN_SORT_KIND_UINT32 || f.kind == KILN_SORT_KIND_UINT64 ? 0 : sign;
+    int specials = 0;
+    KILN_RETURN_IF_ERROR(kiln_sort_keys_device(ctx, job->stream, job->src, (kiln_array *)dst,
+                                               xor_mask ^ flip, floats ? all ^ sign : 0,
+                                               f.bits, &specials));
+    if (!specials) return KILN_OK;
+    /* NaNs or -0.0: NumPy's order keeps their input order and bits, which
+     * the keys alone cannot: the permutation, then a gather */
+    kiln_array *perm = NULL, *tmp = NULL;
+    /* (an output in the input's buffer, as an in-place sort: through a
+     * temporary, the gather reading what it would overwrite) */
+    int through = dst->buffer == job->src->buffer;
+    kiln_status status = kiln_sort_permutation(job, &perm);
+    if (status == KILN_OK && through) status = kiln_array_alloc(ctx, dst->dtype, 1, &n, &tmp);
+    if (status == KILN_OK && through) status = kiln_buffer_use_on_stream(tmp->buffer, job->stream);
+    if (status == KILN_OK)
+      status = kiln_sort_gather(ctx, job->stream, job->src, perm, through ? tmp : dst, NULL, 0);
+    kiln_backend_stream *bs = NULL;
+    if (status == KILN_OK && through) status = kiln_stream_backend(ctx, job->stream, &bs);
+    if (status == KILN_OK && through)
+      status = ctx->ops->copy_d2d(ctx->device, bs, dst->buffer->handle, (uint64_t)dst->offset,
+                                  tmp->buffer->handle, (uint64_t)tmp->offset,
+                                  (size_t)n * kiln_dtype_size(dst->dtype));
+    kiln_array_release(tmp);
+    kiln_array_release(perm);
+    return status;
+  }
   kiln_array *keys = NULL;
-  *sorted = NULL;
   kiln_status status =
       kiln_array_alloc(ctx, f.bits > 32 ? KILN_UINT64 : KILN_UINT32, 1, &n, &keys);
   if (status == KILN_OK) status = kiln_buffer_use_on_stream(keys->buffer, job->stream);
-  if (status == KILN_OK) status = kiln_array_alloc(ctx, job->src->dtype, 1, &n, sorted);
-  if (status == KILN_OK) status = kiln_buffer_use_on_stream((*sorted)->buffer, job->stream);
   /* (make_keys reads no permutation here: keys stands in for it) */
   if (status == KILN_OK) status = make_keys(job, keys, 0, f.kind, 0, flip, keys);
   if (status == KILN_OK) status = kiln_sort_pairs_device(ctx, job->stream, keys, NULL, 0, 0, f.bits);
-  if (status == KILN_OK) status = unmake_keys(job, keys, flip, f.kind, *sorted);
+  if (status == KILN_OK) status = unmake_keys(job, keys, flip, f.kind, dst);
   kiln_array_release(keys);
-  if (status != KILN_OK) {
-    kiln_array_release(*sorted);
-    *sorted = NULL;
-  }
   return status;
 }
 

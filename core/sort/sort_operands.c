@@ -67,9 +67,34 @@ void kiln_sort_input_free(kiln_sort_input *in) {
   memset(in, 0, sizeof *in);
 }
 
+/* What fills a C-contiguous device array of the result's shape (the
+ * sorted axis last). */
+typedef kiln_status (*fill_fn)(kiln_context *ctx, kiln_stream *stream, const kiln_array *dst,
+                               const void *data);
+
+typedef struct gather_fill {
+  const kiln_array *src, *perm;
+  int64_t row_len;
+} gather_fill;
+
+static kiln_status fill_gather(kiln_context *ctx, kiln_stream *stream, const kiln_array *dst,
+                               const void *data) {
+  const gather_fill *g = data;
+  return kiln_sort_gather(ctx, stream, g->src, g->perm, g->src ? dst : NULL,
+                          g->src ? NULL : dst, g->row_len);
+}
+
+static kiln_status fill_sorted(kiln_context *ctx, kiln_stream *stream, const kiln_array *dst,
+                               const void *data) {
+  (void)ctx;
+  (void)stream;
+  return kiln_sort_values_by_keys(data, dst);
+}
+
+/* out (any view) gets what fill writes: straight into it when its
+ * axis-last order is contiguous, else through a contiguous temporary. */
 static kiln_status write_into(kiln_context *ctx, const kiln_array *out, const kiln_sort_input *in,
-                              const kiln_array *src, const kiln_array *perm, int64_t row_len,
-                              kiln_stream *stream) {
+                              fill_fn fill, const void *data, kiln_stream *stream) {
   int axes[KILN_MAX_DIMS];
   axis_last_order(in->ndim, in->axis, axes);
   kiln_array *dst = NULL, *tmp = NULL;
@@ -77,15 +102,11 @@ static kiln_status write_into(kiln_context *ctx, const kiln_array *out, const ki
   kiln_status status = KILN_OK;
   if (kiln_array_is_contiguous(dst)) {
     status = kiln_buffer_use_on_stream(dst->buffer, stream);
-    if (status == KILN_OK)
-      status = kiln_sort_gather(ctx, stream, src, perm, src ? dst : NULL, src ? NULL : dst,
-                                row_len);
+    if (status == KILN_OK) status = fill(ctx, stream, dst, data);
   } else {
     status = kiln_array_alloc(ctx, dst->dtype, dst->ndim, dst->shape, &tmp);
     if (status == KILN_OK) status = kiln_buffer_use_on_stream(tmp->buffer, stream);
-    if (status == KILN_OK)
-      status = kiln_sort_gather(ctx, stream, src, perm, src ? tmp : NULL, src ? NULL : tmp,
-                                row_len);
+    if (status == KILN_OK) status = fill(ctx, stream, tmp, data);
     if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
     if (status == KILN_OK) status = kiln_array_copy_into(dst, tmp);
   }
@@ -94,10 +115,11 @@ static kiln_status write_into(kiln_context *ctx, const kiln_array *out, const ki
   return status;
 }
 
-kiln_status kiln_sort_write_output(kiln_context *ctx, const char *what, const char *name,
-                                   const kiln_operand *o, kiln_dtype dtype,
-                                   const kiln_sort_input *in, const kiln_array *src,
-                                   const kiln_array *perm, int64_t row_len, kiln_stream *stream) {
+/* The output prepared (new, device or host, of in's shape and exactly
+ * `dtype`), filled by fill when there are n > 0 elements, and handed over. */
+static kiln_status write_result(kiln_context *ctx, const char *what, const char *name,
+                                const kiln_operand *o, kiln_dtype dtype, const kiln_sort_input *in,
+                                int64_t n, fill_fn fill, const void *data, kiln_stream *stream) {
   kiln_dtype result = dtype;
   kiln_array *made = NULL;
   const kiln_array *out = NULL;
@@ -109,8 +131,7 @@ kiln_status kiln_sort_write_output(kiln_context *ctx, const char *what, const ch
   if (result != dtype)
     status = kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "%s: the %s is %s; it must be %s", what,
                             name, kiln_dtype_name(result), kiln_dtype_name(dtype));
-  if (status == KILN_OK && (perm ? perm->size : src->size) > 0)
-    status = write_into(ctx, out, in, src, perm, row_len, stream);
+  if (status == KILN_OK && n > 0) status = write_into(ctx, out, in, fill, data, stream);
   if (status == KILN_OK && o->kind == KILN_OPERAND_HOST && made->size > 0) {
     if (stream) status = kiln_stream_synchronize(ctx, stream);
     if (status == KILN_OK)
@@ -122,4 +143,20 @@ kiln_status kiln_sort_write_output(kiln_context *ctx, const char *what, const ch
   }
   kiln_array_release(made);
   return status;
+}
+
+kiln_status kiln_sort_write_output(kiln_context *ctx, const char *what, const char *name,
+                                   const kiln_operand *o, kiln_dtype dtype,
+                                   const kiln_sort_input *in, const kiln_array *src,
+                                   const kiln_array *perm, int64_t row_len, kiln_stream *stream) {
+  gather_fill g = {src, perm, row_len};
+  return write_result(ctx, what, name, o, dtype, in, perm ? perm->size : src->size, fill_gather,
+                      &g, stream);
+}
+
+kiln_status kiln_sort_write_sorted(kiln_context *ctx, const char *what, const char *name,
+                                   const kiln_operand *o, const kiln_sort_input *in,
+                                   const kiln_sort_job *job, kiln_stream *stream) {
+  return write_result(ctx, what, name, o, in->array->dtype, in, in->src->size, fill_sorted, job,
+                      stream);
 }

@@ -47,7 +47,10 @@ static inline kiln_sort_options kiln_sort_along(int axis) {
 
 /* On ctx (the input's, for a device array), the elements of `input` sorted
  * along the axis (NumPy's np.sort(a, axis, kind='stable')) into `output`
- * (the input's shape, 1-D when flattened, and dtype). Any dtype.
+ * (the input's shape, 1-D when flattened, and dtype). Any dtype. The
+ * output may be the input itself. One long row of float32/float64 reads
+ * one word back (whether it holds a NaN or -0.0: docs/sorting.md), so
+ * the call waits for `stream` there.
  * Errors: INVALID_ARGUMENT (axis out of range, a 0-d input without
  * flatten, a scalar input, output shape or dtype), OUT_OF_MEMORY, DEVICE.
  * A new output is NULL on failure. */

@@ -759,6 +759,26 @@ static kiln_status scenario_sort_keys(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* kiln_sort of host_x (N float32, no NaN or -0.0) into host memory: the
+ * keys-alone passes straight from the input to the output, with the word
+ * read back after the histogram (whether NaNs or -0.0 are present). */
+static int compare_floats(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+static kiln_status scenario_sort_floats(kiln_context *ctx, int *correct) {
+  int64_t n = N;
+  static float out[N], want[N];
+  kiln_status s = kiln_sort(ctx, kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL),
+                            kiln_operand_host_output(out, KILN_FLOAT32, 1, &n, NULL), NULL, NULL);
+  if (s == KILN_OK) {
+    memcpy(want, host_x, sizeof want);
+    qsort(want, N, sizeof(float), compare_floats);
+    *correct = memcmp(out, want, sizeof want) == 0;
+  }
+  return s;
+}
+
 /* searchsorted, histogram, bincount, take (raise) and a boolean-mask
  * assignment (kiln/search.h, kiln/indexing.h) of host_x, checked on the
  * host. */
@@ -974,6 +994,7 @@ static void test_sort(kiln_context *ctx) {
   /* backend calls only: its host allocations are the argsort's kinds, and
    * their sweep (298 faults, all handled) doubled this group's time */
   sweep("sort keys", scenario_sort_keys, KILN_FAULT_BACKEND);
+  sweep("sort floats", scenario_sort_floats, KILN_FAULT_BACKEND);
 }
 static void test_search(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("search", scenario_search); }
 static void test_permutation(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("permutation", scenario_permutation); }
