@@ -137,16 +137,24 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  * No tile waits on another's inclusive prefix, only on aggregates, so no
  * chain of tiles forms. Reads after a flag go through a fence in the
  * reading work-item, as the writes before it. */
+/* Work-item 0 publishes the tile's aggregate (tile 0: its inclusive
+ * prefix): the value, a fence, the flag. */
+static void publish_source(const char *acc, kiln_strbuf *b) {
+  kiln_strbuf_appendf(b,
+                      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
+                      "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
+                      "  if (lid == 0) {\n"
+                      "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
+                      "    kiln_fence();\n"
+                      "    flag[t] = t == 0 ? 2u : 1u;\n"
+                      "  }\n",
+                      STATE_HEAD, acc);
+}
+
 static void lookback_source(const char *acc, kiln_strbuf *b) {
+  publish_source(acc, b);
   kiln_strbuf_appendf(
       b,
-      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
-      "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
-      "  if (lid == 0) {\n"
-      "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
-      "    kiln_fence();\n"
-      "    flag[t] = t == 0 ? 2u : 1u;\n"
-      "  }\n"
       "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
       "    if (lid == 0) {\n"
@@ -231,7 +239,7 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      STATE_HEAD, acc, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
+      WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
       acc);
 }
 
@@ -249,16 +257,10 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
  * Same values, same order as lookback_source, with no barrier but the last
  * (lookback_source needs 5 or more per tile). */
 static void warp_lookback_source(const char *acc, const char *zero, kiln_strbuf *b) {
+  publish_source(acc, b);
   kiln_strbuf_appendf(
       b,
       "  if (lid < 32) {\n"
-      "    KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
-      "    KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
-      "    if (lid == 0) {\n"
-      "      if (t == 0) inc[0] = total; else agg[t] = total;\n"
-      "      kiln_fence();\n"
-      "      flag[t] = t == 0 ? 2u : 1u;\n"
-      "    }\n"
       "    if (t > 0) {\n"
       "      int64_t hi = t;\n"
       "      for (;;) {\n"
@@ -304,7 +306,7 @@ static void warp_lookback_source(const char *acc, const char *zero, kiln_strbuf 
       "    }\n"
       "  }\n"
       "  kiln_barrier();\n",
-      STATE_HEAD, acc, acc, zero, acc, zero, acc);
+      acc, zero, acc, zero, acc);
 }
 
 /* The expressions the tile's body is made of. */
