@@ -243,72 +243,6 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       acc);
 }
 
-/* The look-back on one warp (backends with kiln_lane_ballot and
- * kiln_lane_shuffle_down, i.e. warps of 32), the others waiting at one
- * barrier: work-items 0-31 publish as lookback_source does, then
- * 1. read the flags of the 32 tiles before hi at once (work-item w: tile
- *    hi-1-w), two ballots say which are inclusive and which have published
- *    nothing; the nearest inclusive one with every tile between it and hi
- *    published is j, else where one has published nothing they read again,
- *    else hi moves 32 back;
- * 2. fold I_j op A_{j+1} op ... op A_{t-1} left to right: work-item w
- *    loads A_{m0+w} of a window of 32, work-item 0 takes them in order
- *    through shuffles and folds them.
- * Same values, same order as lookback_source, with no barrier but the last
- * (lookback_source needs 5 or more per tile). */
-static void warp_lookback_source(const char *acc, const char *zero, kiln_strbuf *b) {
-  publish_source(acc, b);
-  kiln_strbuf_appendf(
-      b,
-      "  if (lid < 32) {\n"
-      "    if (t > 0) {\n"
-      "      int64_t hi = t;\n"
-      "      for (;;) {\n"
-      "        int64_t k = hi - 1 - lid;\n"
-      "        uint32_t f = k >= 0 ? flag[k] : 1u;\n"
-      "        uint32_t b2 = kiln_lane_ballot(f == 2u), b0 = kiln_lane_ballot(f == 0u);\n"
-      "        uint32_t nearer = b2 ? (b2 & (0u - b2)) - 1u : 0xffffffffu;\n"
-      "        if (b0 & nearer) continue;\n"
-      "        if (b2) {\n"
-      "          hi -= 1 + (int64_t)kiln_popcount_u32(nearer);\n"
-      "          break;\n"
-      "        }\n"
-      "        hi -= 32;\n"
-      "      }\n"
-      "      int64_t j = hi;\n"
-      "      %s p = %s;\n"
-      "      if (lid == 0) {\n"
-      "        uint32_t f = flag[j];\n"
-      "        kiln_fence();\n"
-      "        p = inc[j];\n"
-      "        (void)f;\n"
-      "      }\n"
-      "      for (int64_t m0 = j + 1; m0 < t; m0 += 32) {\n"
-      "        int cnt = t - m0 < 32 ? (int)(t - m0) : 32;\n"
-      "        %s v = %s;\n"
-      "        if (lid < cnt) {\n"
-      "          uint32_t f = flag[m0 + lid];\n"
-      "          kiln_fence();\n"
-      "          v = agg[m0 + lid];\n"
-      "          (void)f;\n"
-      "        }\n"
-      "        for (int w = 0; w < cnt; w++) {\n"
-      "          %s o = kiln_lane_shuffle_down(v, w);\n"
-      "          if (lid == 0) p = kiln_rt_combine(p, o);\n"
-      "        }\n"
-      "      }\n"
-      "      if (lid == 0) {\n"
-      "        pre[0] = p;\n"
-      "        inc[t] = kiln_rt_combine(p, total);\n"
-      "        kiln_fence();\n"
-      "        flag[t] = 2u;\n"
-      "      }\n"
-      "    }\n"
-      "  }\n"
-      "  kiln_barrier();\n",
-      acc, zero, acc, zero, acc);
-}
-
 /* The expressions the tile's body is made of. */
 typedef struct line_parts {
   const char *acc;
@@ -362,11 +296,11 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
   kiln_strbuf_append(b, "      }\n");
 }
 
-/* Whether the lane tree's groups of 32 and the look-back may run on
- * registers where the backend moves values between the work-items of a
- * warp (KILN_LANE_SHUFFLE, KILN_LANE_BALLOT: warps of 32): one lane per
- * work-item (fixed) and an accumulator of 4 or 8 bytes, real. The same
- * operations in the same order as through local memory, so the same bits. */
+/* Whether the lane tree's groups of 32 may run on registers where the
+ * backend moves values between the work-items of a warp
+ * (KILN_LANE_SHUFFLE: warps of 32): one lane per work-item (fixed) and an
+ * accumulator of 4 or 8 bytes, real. The same operations in the same
+ * order as through local memory, so the same bits. */
 static int warp_fits(const line_request *r) {
   size_t size = kiln_dtype_size(r->acc);
   return r->fixed && (size == 4 || size == 8) && !kiln_dtype_is_complex(r->acc);
@@ -496,13 +430,12 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
     return;
   }
   if (r->mode == MODE_LOOKBACK) {
-    if (warp_fits(r)) {
-      kiln_strbuf_append(b, "#if defined(KILN_LANE_BALLOT) && defined(KILN_LANE_SHUFFLE)\n");
-      warp_lookback_source(acc, x->zero, b);
-      kiln_strbuf_append(b, "#else\n");
-    }
+    /* the look-back through local memory on every backend: one on a
+     * single warp (ballots for the flags, shuffles for the fold) took the
+     * H200's cumsum of 1e8 from 0.479 to 1.004 ms (the fold of many
+     * aggregates through one shuffle each is slower than from local
+     * memory, and it is the step that bounds the rate of tiles) */
     lookback_source(acc, b);
-    if (warp_fits(r)) kiln_strbuf_append(b, "#endif\n");
   } else {
     kiln_strbuf_append(b,
                        "  if (lid == 0 && t > 0) pre[0] = vi[ovi + t];\n"
