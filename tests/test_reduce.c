@@ -1032,9 +1032,8 @@ static void test_large(kiln_context *ctx) {
 /* ---- reproducibility ------------------------------------------------------ */
 
 /* kiln's scan order on the host, float32 add, one line (docs/scan.md):
- * tiles of 4096, lanes of 16 folded left, a Kogge-Stone tree over the lane
- * totals within each group of 32 lanes, the group totals folded left, the
- * tile prefixes folded left over the tile aggregates. */
+ * tiles of 4096, lanes of 16 folded left, a Kogge-Stone tree over the 256
+ * lane totals, the tile prefixes folded left over the tile aggregates. */
 static void host_tree_scan(const float *x, int64_t n, float *out) {
   float prefix = 0;
   for (int64_t k0 = 0; k0 < n; k0 += 4096) {
@@ -1045,16 +1044,9 @@ static void host_tree_scan(const float *x, int64_t n, float *out) {
       for (int i = 1; i < 16 && l * 16 + i < len; i++) lanes[0][l] += x[k0 + l * 16 + i];
     }
     int src = 0;
-    for (int d = 1; d < 32; d *= 2, src ^= 1)
+    for (int d = 1; d < nl; d *= 2, src ^= 1)
       for (int l = 0; l < nl; l++)
-        lanes[src ^ 1][l] = l % 32 >= d ? lanes[src][l - d] + lanes[src][l] : lanes[src][l];
-    float h = 0; /* X_l = H_{g-1} + Y_l: the group totals folded left */
-    for (int g = 0; g * 32 < nl; g++) {
-      int last = g * 32 + 31 < nl - 1 ? g * 32 + 31 : nl - 1;
-      float gt = lanes[src][last];
-      for (int l = g * 32; l <= last; l++) lanes[src][l] = g ? h + lanes[src][l] : lanes[src][l];
-      h = g ? h + gt : gt;
-    }
+        lanes[src ^ 1][l] = l >= d ? lanes[src][l - d] + lanes[src][l] : lanes[src][l];
     for (int l = 0; l < nl; l++) {
       int has = k0 > 0;
       float base = prefix, run = 0;

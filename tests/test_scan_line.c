@@ -16,9 +16,8 @@ static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, 3 * KILN_SCA
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* kiln's order on the host for one line (docs/scan.md): tiles of 4096,
- * lanes of 16 folded left, Kogge-Stone over the lane totals within groups
- * of 32 lanes, the group totals folded left, the tile prefixes folded left.
- * x is read at x[k * step]. */
+ * lanes of 16 folded left, Kogge-Stone over the lane totals, the tile
+ * prefixes folded left. x is read at x[k * step]. */
 #define DEFINE_LINE_SCAN(name, T, OP)                                                         \
   static void name(const T *x, int64_t step, int64_t n, T *out) {                             \
     T prefix = 0, lanes[2][KILN_SCAN_LANES];                                                  \
@@ -31,17 +30,9 @@ static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, 3 * KILN_SCA
           s = OP(s, x[(k0 + l * KILN_SCAN_ITEMS + i) * step]);                                \
         lanes[0][l] = s;                                                                      \
       }                                                                                       \
-      for (int d = 1; d < 32; d *= 2, src ^= 1)                                               \
+      for (int d = 1; d < nl; d *= 2, src ^= 1)                                               \
         for (int l = 0; l < nl; l++)                                                          \
-          lanes[src ^ 1][l] = l % 32 >= d ? OP(lanes[src][l - d], lanes[src][l]) : lanes[src][l]; \
-      T h = 0; /* X_l = H_{g-1} op Y_l: the group totals folded left */                      \
-      for (int g = 0; g * 32 < nl; g++) {                                                     \
-        int last = g * 32 + 31 < nl - 1 ? g * 32 + 31 : nl - 1;                               \
-        T gt = lanes[src][last];                                                              \
-        for (int l = g * 32; l <= last; l++)                                                  \
-          lanes[src][l] = g ? OP(h, lanes[src][l]) : lanes[src][l];                           \
-        h = g ? OP(h, gt) : gt;                                                               \
-      }                                                                                       \
+          lanes[src ^ 1][l] = l >= d ? OP(lanes[src][l - d], lanes[src][l]) : lanes[src][l];  \
       for (int l = 0; l < nl; l++) {                                                          \
         int has = k0 > 0;                                                                     \
         T base = prefix, run = 0;                                                             \

@@ -8,14 +8,7 @@
 #include "core/codegen/scan_line.h"
 #include "core/runtime/log.h"
 
-/* The staging buffer: element j of a tile at j + j / 32 (a pad after
- * every 32), so that 32 work-items loading or storing 32 consecutive
- * elements, and 32 lanes reading element i of their 16, all hit different
- * banks (rows of 17 gave two-way conflicts on the loads and stores) */
-#define STAGED (KILN_SCAN_TILE + KILN_SCAN_TILE / 32)
-/* where lane l's first element is staged (its 16 never cross a pad) */
-#define LANE_AT "(l * 16 + (l >> 1))"
-_Static_assert(KILN_SCAN_ITEMS == 16, "LANE_AT is written for lanes of 16");
+#define ROW (KILN_SCAN_ITEMS + 1) /* padded: lanes hit different banks */
 #define WINDOW KILN_SCAN_LANES    /* tiles one look-back step reads at once */
 #define CHUNK 16                  /* flags one lane checks in a look-back step */
 #define STATE_HEAD 16             /* uint32 before the flags: the tile counter */
@@ -137,24 +130,16 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  * No tile waits on another's inclusive prefix, only on aggregates, so no
  * chain of tiles forms. Reads after a flag go through a fence in the
  * reading work-item, as the writes before it. */
-/* Work-item 0 publishes the tile's aggregate (tile 0: its inclusive
- * prefix): the value, a fence, the flag. */
-static void publish_source(const char *acc, kiln_strbuf *b) {
-  kiln_strbuf_appendf(b,
-                      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
-                      "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
-                      "  if (lid == 0) {\n"
-                      "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
-                      "    kiln_fence();\n"
-                      "    flag[t] = t == 0 ? 2u : 1u;\n"
-                      "  }\n",
-                      STATE_HEAD, acc);
-}
-
 static void lookback_source(const char *acc, kiln_strbuf *b) {
-  publish_source(acc, b);
   kiln_strbuf_appendf(
       b,
+      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
+      "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
+      "  if (lid == 0) {\n"
+      "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
+      "    kiln_fence();\n"
+      "    flag[t] = t == 0 ? 2u : 1u;\n"
+      "  }\n"
       "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
       "    if (lid == 0) {\n"
@@ -239,7 +224,7 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
+      STATE_HEAD, acc, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
       acc);
 }
 
@@ -254,19 +239,21 @@ typedef struct line_parts {
 } line_parts;
 
 /* The tile's elements in the staging buffer: element j of the tile at
- * j + j / 32 (STAGED). A full tile launched with LANES
+ * (j / ITEMS) * ROW + j % ITEMS. A full tile launched with LANES
  * work-items (full) visits them as lid + k * LANES, k < ITEMS: constant
  * trip counts and constant offsets from one base, no bounds checks. */
 static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
   if (full)
     kiln_strbuf_appendf(b,
                         "  for (int k = 0; k < %d; k++) {\n"
-                        "    int j = lid + k * %d, jb = j + (j >> 5);\n",
-                        KILN_SCAN_ITEMS, KILN_SCAN_LANES);
+                        "    int j = lid + k * %d, jb = (lid / %d + k * %d) * %d + lid %% %d;\n",
+                        KILN_SCAN_ITEMS, KILN_SCAN_LANES, KILN_SCAN_ITEMS,
+                        KILN_SCAN_LANES / KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
   else
     kiln_strbuf_appendf(b,
                         "  for (int j = lid; j < len; j += ls) {\n"
-                        "    int jb = j + (j >> 5);\n");
+                        "    int jb = (j / %d) * %d + j %% %d;\n",
+                        KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
   (void)r;
 }
 
@@ -290,95 +277,10 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
   if (r->direct) /* complex128 (VALUES only): straight to q */
     kiln_strbuf_appendf(b, "        { %s a = y; q[oq + (k0 + j) * qr] = %s; }\n", x->acc, x->store);
   else if (kind == KILN_SCAN_LINE_VALUES)
-    kiln_strbuf_appendf(b, "        buf[%s + i] = y;\n", LANE_AT);
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = y;\n", ROW);
   else /* the position where selected, else -1 */
-    kiln_strbuf_appendf(b, "        buf[%s + i] = v != 0 ? y : (int64_t)-1;\n", LANE_AT);
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", ROW);
   kiln_strbuf_append(b, "      }\n");
-}
-
-/* Whether the lane tree's groups of 32 may run on registers where the
- * backend moves values between the work-items of a warp
- * (KILN_LANE_SHUFFLE: warps of 32): one lane per work-item (fixed) and an
- * accumulator of 4 or 8 bytes, real. The same operations in the same
- * order as through local memory, so the same bits. */
-static int warp_fits(const line_request *r) {
-  size_t size = kiln_dtype_size(r->acc);
-  return r->fixed && (size == 4 || size == 8) && !kiln_dtype_is_complex(r->acc);
-}
-
-/* ex, the lane scan before lane l (X_{l-1}: H_{g-1} op Y_{l-1}, or either
- * alone where the other is absent), from prev = Y_{l-1}, lm = l % 32,
- * lg = l / 32 and the group totals in gtot. */
-static void lane_exclusive(const char *acc, const char *zero, const char *prev, kiln_strbuf *b) {
-  kiln_strbuf_appendf(b,
-                      "    %s h = %s;\n"
-                      "    if (lg > 0) {\n"
-                      "      h = gtot[0];\n"
-                      "      for (int k = 1; k < lg; k++) h = kiln_rt_combine(h, gtot[k]);\n"
-                      "    }\n"
-                      "    %s ex = lm > 0 ? (lg > 0 ? kiln_rt_combine(h, %s) : %s) : h;\n",
-                      acc, zero, acc, prev, prev);
-}
-
-/* The lane scan (docs/scan.md, step 2): Kogge-Stone within each group of
- * 32 lanes (Y), the group totals G_g (Y of the group's last lane) into
- * gtot, the tile's aggregate A_t = G_0 op G_1 op ... folded left into
- * total. The fixed form also leaves ex (lane_exclusive)
- * in each work-item; its groups run on warp shuffles where the backend
- * has them (no barrier), else through local memory with kiln_barrier32;
- * the general form keeps Y in lanes[src + l]. */
-static void group_scan(const line_request *r, const char *acc, const char *zero, kiln_strbuf *b) {
-  if (r->fixed) {
-    if (warp_fits(r))
-      kiln_strbuf_appendf(b,
-                          "#ifdef KILN_LANE_SHUFFLE\n"
-                          "  for (int d = 1; d < 32; d <<= 1) {\n"
-                          "    %s o = kiln_lane_shuffle_down(y, d);\n"
-                          "    if (lm >= d && l < nl) y = kiln_rt_combine(o, y);\n"
-                          "  }\n"
-                          "  %s ye = kiln_lane_shuffle_down(y, 1);\n"
-                          "#else\n",
-                          acc, acc);
-    kiln_strbuf_appendf(b,
-                        "  int src = 0;\n"
-                        "  lanes[l] = y;\n"
-                        "  kiln_barrier32();\n"
-                        "  for (int d = 1; d < 32; d <<= 1) {\n"
-                        "    if (lm >= d && l < nl) y = kiln_rt_combine(lanes[src + l - d], y);\n"
-                        "    src ^= %d;\n"
-                        "    lanes[src + l] = y;\n"
-                        "    kiln_barrier32();\n"
-                        "  }\n"
-                        "  %s ye = lm > 0 ? lanes[src + l - 1] : y;\n",
-                        KILN_SCAN_LANES, acc);
-    if (warp_fits(r)) kiln_strbuf_append(b, "#endif\n");
-    kiln_strbuf_append(b, "  if (l < nl && (lm == 31 || l == nl - 1)) gtot[lg] = y;\n");
-  } else {
-    kiln_strbuf_appendf(b,
-                        "  kiln_barrier();\n"
-                        "  int src = 0;\n"
-                        "  for (int d = 1; d < 32; d <<= 1) {\n"
-                        "    for (int l = lid; l < nl; l += ls)\n"
-                        "      lanes[(src ^ %d) + l] = (l & 31) >= d\n"
-                        "          ? kiln_rt_combine(lanes[src + l - d], lanes[src + l])\n"
-                        "          : lanes[src + l];\n"
-                        "    kiln_barrier();\n"
-                        "    src ^= %d;\n"
-                        "  }\n"
-                        "  for (int l = lid; l < nl; l += ls)\n"
-                        "    if ((l & 31) == 31 || l == nl - 1) gtot[l >> 5] = lanes[src + l];\n",
-                        KILN_SCAN_LANES, KILN_SCAN_LANES);
-  }
-  kiln_strbuf_append(b, "  kiln_barrier();\n");
-  if (r->fixed) lane_exclusive(acc, zero, "ye", b);
-  /* in every work-item (only work-item 0 uses it): PoCL 3.1 lost the value
-   * computed under lid < 32 by the time work-item 0 stored it */
-  kiln_strbuf_appendf(b,
-                      "  %s total = gtot[0];\n"
-                      "  for (int k = 1; k < (nl + 31) / 32; k++)"
-                      " total = kiln_rt_combine(total, gtot[k]);\n",
-                      acc);
-  (void)zero;
 }
 
 /* Everything after the tile is known (t, k0, len, nl): load, lane folds,
@@ -399,42 +301,37 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                         "  }\n"
                         "  kiln_barrier();\n",
                         x->load);
-    snprintf(get, sizeof get, "buf[%s + i]", LANE_AT);
+    snprintf(get, sizeof get, "buf[l * %d + i]", ROW);
   }
   const char *bound = full ? "1" : "i < ni";
-  /* the lane folds: one lane per work-item where launched with LANES
-   * (fixed; lane l of work-item lid is reversed within its group of 32, so
-   * that the work-item kiln_lane_shuffle_down reads from holds the lane
-   * before), else every work-item loops over lanes */
-  if (r->fixed)
-    kiln_strbuf_appendf(b,
-                        "  int l = (lid & ~31) | (31 - (lid & 31)), lm = l & 31, lg = l >> 5;\n"
-                        "  %s y = %s;\n"
-                        "  if (l < nl) {\n",
-                        acc, x->zero);
-  else
-    kiln_strbuf_append(b, "  for (int l = lid; l < nl; l += ls) {\n");
   kiln_strbuf_appendf(b,
+                      "  for (int l = lid; l < nl; l += ls) {\n"
                       "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
                       "    int i = 0;\n"
                       "    %s s = %s;\n"
                       "    for (i = 1; i < %d; i++) if (%s) s = kiln_rt_combine(s, %s);\n"
-                      "    %s = s;\n"
+                      "    lanes[l] = s;\n"
                       "    (void)ni;\n"
-                      "  }\n",
+                      "  }\n"
+                      "  kiln_barrier();\n"
+                      /* Kogge-Stone over the lane totals, ping-pong halves */
+                      "  int src = 0;\n"
+                      "  for (int d = 1; d < nl; d <<= 1) {\n"
+                      "    for (int l = lid; l < nl; l += ls)\n"
+                      "      lanes[(src ^ %d) + l] =\n"
+                      "          l >= d ? kiln_rt_combine(lanes[src + l - d], lanes[src + l])\n"
+                      "                 : lanes[src + l];\n"
+                      "    kiln_barrier();\n"
+                      "    src ^= %d;\n"
+                      "  }\n"
+                      "  %s total = lanes[src + nl - 1];\n",
                       KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc, get,
-                      KILN_SCAN_ITEMS, bound, get, r->fixed ? "y" : "lanes[l]");
-  group_scan(r, acc, x->zero, b);
+                      KILN_SCAN_ITEMS, bound, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
   if (r->mode == MODE_AGGREGATE) {
     kiln_strbuf_append(b, "  if (lid == 0) va[ova + t] = total;\n");
     return;
   }
   if (r->mode == MODE_LOOKBACK) {
-    /* the look-back through local memory on every backend: one on a
-     * single warp (ballots for the flags, shuffles for the fold) took the
-     * H200's cumsum of 1e8 from 0.479 to 1.004 ms (the fold of many
-     * aggregates through one shuffle each is slower than from local
-     * memory, and it is the step that bounds the rate of tiles) */
     lookback_source(acc, b);
   } else {
     kiln_strbuf_append(b,
@@ -444,19 +341,13 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
   }
   /* the base of the lane is known before its elements: two loops, so that
    * the elements' code has no choice left in it */
-  if (r->fixed) {
-    kiln_strbuf_append(b, "  if (l < nl) {\n");
-  } else {
-    kiln_strbuf_append(b, "  for (int l = lid; l < nl; l += ls) {\n"
-                          "    int lm = l & 31, lg = l >> 5;\n");
-    lane_exclusive(acc, x->zero, "lanes[src + l - 1]", b);
-  }
   kiln_strbuf_appendf(b,
+                      "  for (int l = lid; l < nl; l += ls) {\n"
                       "    int ni = len - l * %d < %d ? len - l * %d : %d;\n"
                       "    int has = t > 0;\n"
                       "    %s base = has ? pre[0] : %s;\n"
                       "    if (l > 0) {\n"
-                      "      base = has ? kiln_rt_combine(base, ex) : ex;\n"
+                      "      base = has ? kiln_rt_combine(base, lanes[src + l - 1]) : lanes[src + l - 1];\n"
                       "      has = 1;\n"
                       "    }\n"
                       "    (void)ni;\n"
@@ -524,15 +415,7 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   line_parts x;
   line_parts_of(r, &x);
   const char *acc = x.acc;
-  kiln_strbuf_append(b, "KILN_KERNEL ");
-  if (r->fixed) {
-    /* registers for 8 resident work-groups of 4-byte accumulators (32, as
-     * they take), 5 of 8-byte ones (48 where 56 were taken: 4 resident) */
-    size_t size = kiln_dtype_size(r->acc);
-    kiln_strbuf_appendf(b, "KILN_GROUP_BOUNDS(%d, %d) ", KILN_SCAN_LANES,
-                        size <= 4 ? 8 : size <= 8 ? 5 : 2);
-  }
-  kiln_strbuf_appendf(b, "void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
+  kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
                          "    int64_t pr",
                       r->entry, kiln_dtype_kernel_type(r->in));
   if (kind == KILN_SCAN_LINE_COMPACT)
@@ -548,10 +431,8 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   kiln_strbuf_appendf(b,
                       "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, lanes, %d);\n"
-                      "  KILN_LOCAL_ARRAY(%s, gtot, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, pre, 1);\n",
-                      acc, r->direct ? 1 : STAGED, acc, 2 * KILN_SCAN_LANES, acc,
-                      KILN_SCAN_LANES / 32, acc);
+                      acc, r->direct ? 1 : KILN_SCAN_LANES * ROW, acc, 2 * KILN_SCAN_LANES, acc);
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_appendf(b,
                         "  KILN_LOCAL_ARRAY(%s, seen, %d);\n"
@@ -686,7 +567,7 @@ static line_view view_of(const kiln_array *a) {
 
 /* Local memory a staged tile needs (buf, lanes, look-back). */
 static uint64_t staged_bytes(kiln_dtype acc) {
-  return (uint64_t)(STAGED + 2 * KILN_SCAN_LANES + KILN_SCAN_LANES / 32 + 1 + WINDOW) *
+  return (uint64_t)(KILN_SCAN_LANES * ROW + 2 * KILN_SCAN_LANES + 1 + WINDOW) *
              kiln_dtype_size(acc) +
          WINDOW * 4 + (WINDOW + CHUNK - 1) / CHUNK * 4 + 64;
 }

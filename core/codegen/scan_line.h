@@ -9,13 +9,9 @@
  * The order of operations, fixed by element indices alone: the line is cut
  * into tiles of KILN_SCAN_TILE elements, a tile into KILN_SCAN_LANES lanes
  * of KILN_SCAN_ITEMS consecutive elements. A lane folds its elements left
- * to right (the running values r_i); the lane totals are scanned in
- * groups of 32 lanes by a Kogge-Stone tree (step d = 1, 2, 4, 8, 16:
- * y_l = y_{l-d} op y_l for l mod 32 >= d), the group totals G_g (y of a
- * group's last lane) folded left (H_g = H_{g-1} op G_g), the lane scan
- * X_l = H_{g-1} op y_l; the last one is the tile's aggregate A_t. The
- * groups are 32 lanes on every device (warp shuffles where the backend
- * has 32-wide ones, local memory elsewhere: the same bits). The exclusive prefix
+ * to right (the running values r_i); the lane totals are scanned by a
+ * Kogge-Stone tree (step d = 1, 2, 4, ...: x_l = x_{l-d} op x_l for
+ * l >= d); the last one is the tile's aggregate A_t. The exclusive prefix
  * of tile t is the left fold P_t = ((A_0 op A_1) op ...) op A_{t-1}; the
  * look-back reaches it as I_j op A_{j+1} op ... op A_{t-1} folded left from
  * the nearest inclusive prefix I_j = P_j op A_j, which by induction is the
