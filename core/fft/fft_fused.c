@@ -207,25 +207,12 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
   for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b, "    lr[P(tid + %d)] = re%d; li[P(tid + %d)] = im%d;\n", c * threads,
                         c, c * threads, c);
-  /* m < B: a group's B columns are B / m whole rows (B a multiple of m,
-   * rows of the pass: inner 1) read in memory order, element e of the
-   * tile at row e / n, point p = e mod n = j + r m (16384 x 1024: every
-   * warp's load one segment, not 32 points m apart); else adjacent
-   * points of a column */
-  kiln_strbuf_appendf(b,
-                      "  } else {\n"
-                      "    const int whole = inner == 1 && %d %% m == 0, nn = (int)n, mm = (int)m;\n",
-                      B);
-  const char *map = "      const int e = tid + %d; int r, b;\n"
-                    "      if (whole) { const int w = e / nn, p = e - w * nn; r = p / mm; "
-                    "b = w * mm + p - r * mm; }\n"
-                    "      else { r = e %% %d; b = e / %d; }\n";
+  kiln_strbuf_append(b, "  } else {\n");
   for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b, "    %s re%d = (%s)0, im%d = (%s)0;\n", T, c, T, c, T);
-  for (int c = 0; c < PER; c++) {
-    kiln_strbuf_append(b, "    {\n");
-    kiln_strbuf_appendf(b, map, c * threads, L, L);
+  for (int c = 0; c < PER; c++)
     kiln_strbuf_appendf(b,
+                        "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
                         "      if (u0 + b < total) {\n"
                         "        KILN_FFT_LOAD(src + 2 * (lin[b] + (int64_t)r * mi), re%d, im%d);\n"
                         "        if (ns > 1) {\n"
@@ -236,14 +223,12 @@ static kiln_status fused_source(void *data, kiln_strbuf *b) {
                         "        }\n"
                         "      }\n"
                         "    }\n",
-                        c, c, T, T, c, c, c, c, c, c);
-  }
-  for (int c = 0; c < PER; c++) {
-    kiln_strbuf_append(b, "    {\n");
-    kiln_strbuf_appendf(b, map, c * threads, L, L);
-    kiln_strbuf_appendf(b, "      lr[P(r * %d + b)] = re%d; li[P(r * %d + b)] = im%d;\n    }\n", B,
-                        c, B, c);
-  }
+                        c * threads, L, L, c, c, T, T, c, c, c, c, c, c);
+  for (int c = 0; c < PER; c++)
+    kiln_strbuf_appendf(b,
+                        "    { const int e = tid + %d, r = e %% %d, b = e / %d;\n"
+                        "      lr[P(r * %d + b)] = re%d; li[P(r * %d + b)] = im%d; }\n",
+                        c * threads, L, L, B, c, B, c);
   kiln_strbuf_append(b, "  }\n  kiln_barrier();\n");
   int q = 1;
   while (q < L) {
