@@ -310,7 +310,8 @@ static void test_scalar_casts_out_stream(kiln_context *ctx) {
   kiln_gufunc_release(g);
 }
 
-/* A bad KILN_GUFUNC_STAGE fails the call with its value; a good one works. */
+/* A bad KILN_GUFUNC_STAGE, _BYTES or _GROUP fails the call with its value;
+ * a good one works. */
 static void test_bad_environment(kiln_context *ctx) {
   kiln_gufunc *g = make(ctx, "average", "(n)->()", 1, avg_sigs, AVG_BODY, NULL);
   int64_t shape[2] = {4, 40};
@@ -332,6 +333,29 @@ static void test_bad_environment(kiln_context *ctx) {
     }
   }
   unsetenv("KILN_GUFUNC_STAGE");
+  /* the tuning knobs: a value out of range or not a number fails the call
+   * naming the variable; a good one works */
+  static const struct {
+    const char *name, *bad, *good;
+  } knobs[] = {{"KILN_GUFUNC_STAGE_BYTES", "512", "16384"},
+               {"KILN_GUFUNC_STAGE_BYTES", "32k", "65536"},
+               {"KILN_GUFUNC_STAGE_GROUP", "2048", "64"},
+               {"KILN_GUFUNC_STAGE_GROUP", "-1", "32"}};
+  kiln_gufunc_force_staging(KILN_GUFUNC_STAGING_ALWAYS);
+  for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
+    setenv(knobs[k].name, knobs[k].bad, 1);
+    kiln_gufunc_force_staging(KILN_GUFUNC_STAGING_ALWAYS); /* read them again */
+    CHECK_STATUS(kiln_gufunc_call(g, 1, in, 1, o, NULL), KILN_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS(knobs[k].name);
+    CHECK_ERROR_CONTAINS(knobs[k].bad);
+    CHECK(out == NULL);
+    setenv(knobs[k].name, knobs[k].good, 1);
+    kiln_gufunc_force_staging(KILN_GUFUNC_STAGING_ALWAYS);
+    CHECK_OK(kiln_gufunc_call(g, 1, in, 1, o, NULL));
+    kiln_array_release(out);
+    out = NULL;
+    unsetenv(knobs[k].name);
+  }
   kiln_gufunc_force_staging(KILN_GUFUNC_STAGING_ENV);
   kiln_array_release(x);
   kiln_gufunc_release(g);

@@ -213,11 +213,15 @@ typedef struct gufunc_key {
 } gufunc_key;
 
 static atomic_int forced_staging = KILN_GUFUNC_STAGING_ENV;
-static atomic_int env_staging = -1; /* $KILN_GUFUNC_STAGE read once; -1 unread */
+static atomic_int env_staging = -1;        /* $KILN_GUFUNC_STAGE read once; -1 unread */
+static atomic_llong env_budget = -1;       /* $KILN_GUFUNC_STAGE_BYTES, likewise */
+static atomic_llong env_least_group = -1;  /* $KILN_GUFUNC_STAGE_GROUP, likewise */
 
 void kiln_gufunc_force_staging(kiln_gufunc_staging mode) {
   atomic_store(&forced_staging, (int)mode);
   atomic_store(&env_staging, -1);
+  atomic_store(&env_budget, -1);
+  atomic_store(&env_least_group, -1);
 }
 
 /* The mode in force: the tests' switch, else $KILN_GUFUNC_STAGE (auto,
@@ -239,33 +243,26 @@ static kiln_status staging_mode(kiln_gufunc_staging *mode) {
   return KILN_OK;
 }
 
-/* $name if it is an integer in [lo, hi], else fallback; read once into
- * *cache (-1: unread). Tuning knobs for measuring. */
-static int64_t stage_knob(atomic_llong *cache, const char *name, long long fallback,
-                          long long lo, long long hi) {
+/* *value = $name when set (an integer in [lo, hi]), else fallback; read
+ * once into *cache (-1: unread). A value outside those is an error naming
+ * the variable, as for every other setting. Tuning knobs for measuring. */
+static kiln_status stage_knob(atomic_llong *cache, const char *name, long long fallback,
+                              long long lo, long long hi, int64_t *value) {
   long long b = atomic_load(cache);
   if (b < 0) {
     const char *v = getenv(name);
-    char *end = NULL;
-    long long parsed = v ? strtoll(v, &end, 10) : 0;
-    b = v && end != v && *end == 0 && parsed >= lo && parsed <= hi ? parsed : fallback;
+    b = fallback;
+    if (v && *v) {
+      char *end = NULL;
+      b = strtoll(v, &end, 10);
+      if (*end != 0 || b < lo || b > hi)
+        return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                              "%s='%s': expected an integer from %lld to %lld", name, v, lo, hi);
+    }
     atomic_store(cache, b);
   }
-  return (int64_t)b;
-}
-
-/* The local-memory budget of a staged work-group: STAGE_BUDGET, or
- * $KILN_GUFUNC_STAGE_BYTES (1 KiB to 160 KiB). */
-static int64_t stage_budget(void) {
-  static atomic_llong budget = -1;
-  return stage_knob(&budget, "KILN_GUFUNC_STAGE_BYTES", STAGE_BUDGET, 1024, 160 * 1024);
-}
-
-/* The least work-group size: STAGE_GROUP, or $KILN_GUFUNC_STAGE_GROUP
- * (32 to 1024). */
-static int64_t stage_group(void) {
-  static atomic_llong group = -1;
-  return stage_knob(&group, "KILN_GUFUNC_STAGE_GROUP", STAGE_GROUP, 32, 1024);
+  *value = (int64_t)b;
+  return KILN_OK;
 }
 
 /* Which inputs of the call to stage (key->staged) and its rows per group
@@ -286,7 +283,12 @@ static kiln_status choose_staging(const kiln_gufunc *g, const kiln_ufunc_plan *p
     if (ctx->info.type != KILN_DEVICE_GPU) return KILN_OK;
     min = STAGE_MIN;
   }
-  int64_t budget = stage_budget();
+  int64_t budget = 0, least = 0;
+  KILN_RETURN_IF_ERROR(stage_knob(&env_budget, "KILN_GUFUNC_STAGE_BYTES", STAGE_BUDGET, 1024,
+                                  160 * 1024, &budget));
+  /* read here too, so that a bad value fails the call before it allocates */
+  KILN_RETURN_IF_ERROR(stage_knob(&env_least_group, "KILN_GUFUNC_STAGE_GROUP", STAGE_GROUP, 32,
+                                  1024, &least));
   if (ctx->info.local_memory && (int64_t)ctx->info.local_memory < budget)
     budget = (int64_t)ctx->info.local_memory;
   int64_t row_bytes = 0;
@@ -338,7 +340,9 @@ static kiln_status launch_staged(kiln_context *ctx, kiln_stream *stream,
                                  const kiln_ew_layout *layout, const void *const *scalars,
                                  int nextra, int64_t *extra, const kiln_core_loop *loop,
                                  const int64_t *sizes, int64_t rows) {
-  int64_t least = stage_group();
+  int64_t least = 0;
+  KILN_RETURN_IF_ERROR(stage_knob(&env_least_group, "KILN_GUFUNC_STAGE_GROUP", STAGE_GROUP, 32,
+                                  1024, &least));
   uint64_t group = (uint64_t)(rows > least ? rows : least);
   if (group > program->max_work_group_size) group = program->max_work_group_size;
   if ((uint64_t)rows > group) rows = (int64_t)group;
