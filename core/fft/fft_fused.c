@@ -313,5 +313,6 @@ kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog) {
                                 kiln_strbuf_text(&source));
     kiln_strbuf_free(&source);
   }
-  return status;
+  /* (the row kernels with them: one family entry in core/catalog) */
+  return status == KILN_OK ? kiln_fft_rows_catalog_add(catalog) : status;
 }

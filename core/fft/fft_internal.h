@@ -39,6 +39,10 @@ struct fft_plan1d {
   int fused[FFT_MAX_PASSES];
   kiln_backend_buffer *twiddles;
   int64_t twiddle_shift;
+  /* rows_per > 0: contiguous rows (not the column form) run as one row
+   * kernel of rows_per points per work-item (fft_rows.c), the twiddle
+   * table then exp(2 pi i t / n) for every t < n (twiddle_shift log2 n) */
+  int rows_per;
   /* Bluestein (npasses == 0 and n > 1): the convolution length m (a power
    * of two >= 2n - 1), its own plan, and the transformed chirp filter for
    * each direction ([0] forward, [1] inverse), m complex elements each. */
@@ -212,6 +216,34 @@ kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strb
 /* Adds the fused passes (float and double) to the catalog of the compile
  * checks (core/catalog). */
 kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog);
+
+/* ---- whole short rows in one kernel (fft_rows.c) ------------------------ */
+
+/* The row kernel's lengths: powers of two from FFT_ROWS_MIN to
+ * kiln_fft_rows_max (2048 complex64, 1024 complex128: two buffers of a
+ * row in local memory); its default points per work-item (KILN_FFT_ROWS)
+ * and work-items per group (KILN_FFT_ROWS_GROUP). */
+#define FFT_ROWS_MIN 32
+#define FFT_ROWS_PER_ITEM 8
+#define FFT_ROWS_GROUP 128
+int kiln_fft_rows_max(fft_precision p);
+
+/* The points per work-item of the row kernel for rows of n at precision p
+ * on ctx (0: n is not a row kernel length, the device lacks the local
+ * memory or group size, or KILN_FFT_ROWS=0); a bad KILN_FFT_ROWS or
+ * KILN_FFT_ROWS_GROUP is INVALID_ARGUMENT naming it. */
+kiln_status kiln_fft_rows_points(const kiln_context *ctx, fft_precision p, int64_t n, int *per);
+
+/* The row kernel over `batch` contiguous rows of n from src to dst (the
+ * same place allowed), `per` points per work-item, twiddles the plan's
+ * full table; sign and scale as the passes. Queued on stream. */
+kiln_status kiln_fft_launch_rows(kiln_context *ctx, kiln_stream *stream, fft_precision precision,
+                                 int64_t n, int per, kiln_backend_arg src, kiln_backend_arg dst,
+                                 kiln_backend_arg twiddles, int sign, double scale,
+                                 int64_t batch);
+
+/* Adds row kernels of a few lengths to the compile checks' catalog. */
+kiln_status kiln_fft_rows_catalog_add(kiln_catalog *catalog);
 
 /* Appends the R-point DFT y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R),
  * of xr<j>, xi<j> into new yr<k>, yi<k>, constants written out. */

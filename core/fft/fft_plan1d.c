@@ -138,6 +138,9 @@ static kiln_status run_stockham(const fft_plan1d *plan, kiln_stream *stream, int
   kiln_context *ctx = plan->ctx;
   const int P = plan->npasses;
   const int *radix = plan->radix, *fused = plan->fused;
+  if (plan->rows_per > 0 && inner == 1)
+    return kiln_fft_launch_rows(ctx, stream, plan->precision, plan->n, plan->rows_per, in, out,
+                                buffer_arg(plan->twiddles, 0), sign, scale, batch);
   kiln_array *tmp = NULL;
   KILN_RETURN_IF_ERROR(scratch(ctx, plan->precision, batch * plan->n, stream, &tmp));
   kiln_status status = KILN_OK;
@@ -256,12 +259,13 @@ static kiln_status make_filters(fft_plan1d *plan) {
 
 /* The fused passes' twiddle table: exp(2 pi i t / n) for t < S = 2^shift,
  * then for t = h S, h < ceil(n / S), S the power of two >= sqrt(n) (a
- * twiddle is one product of two entries), in the plan's precision. */
-static kiln_status make_twiddles(fft_plan1d *plan) {
+ * twiddle is one product of two entries), in the plan's precision; with
+ * `full` (the row kernel's table), S = n: every twiddle one entry. */
+static kiln_status make_twiddles(fft_plan1d *plan, int full) {
   kiln_context *ctx = plan->ctx;
   const int64_t n = plan->n;
   int64_t shift = 0;
-  while (((int64_t)1 << (2 * shift)) < n) shift++;
+  while (((int64_t)1 << (full ? shift : 2 * shift)) < n) shift++;
   const int64_t S = (int64_t)1 << shift, H = (n + S - 1) / S, count = S + H;
   const int d = plan->precision == FFT_DOUBLE;
   const size_t bytes = (size_t)count * 2 * (d ? sizeof(double) : sizeof(float));
@@ -322,7 +326,9 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
     return status;
   }
   plan->npasses = n > 1 ? factorise(ctx, precision, n, fused_points, plan->radix, plan->fused) : 0;
-  if (plan->npasses > 0 && plan->fused[0]) status = make_twiddles(plan);
+  status = kiln_fft_rows_points(ctx, precision, n, &plan->rows_per);
+  if (status == KILN_OK && (plan->rows_per > 0 || (plan->npasses > 0 && plan->fused[0])))
+    status = make_twiddles(plan, plan->rows_per > 0);
   if (n > 1 && plan->npasses == 0) {
     plan->m = 1;
     while (plan->m < 2 * n - 1) plan->m *= 2;
