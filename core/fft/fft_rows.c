@@ -62,25 +62,24 @@ static void rows_read(void) {
 typedef struct rows_shape {
   fft_precision p;
   int n, per, items, threads, rows; /* n, E, T = n / E, W, G = W / T */
-  int pad;                          /* local index x at x + (x >> pad) */
 } rows_shape;
 
-/* Local index padding: one word per 2^pad, so that the stages' stores at
- * stride R (and the rows of a group, Pn apart) spread over the banks. */
-static int pad_of(int per) { return per == 16 ? 4 : 3; }
-
-static int padded(const rows_shape *s, int x) { return x + (x >> s->pad); }
-
 static rows_shape shape_of(fft_precision p, int n, int per, int group) {
-  rows_shape s = {p, n, per, n / per, group, 1, pad_of(per)};
+  rows_shape s = {p, n, per, n / per, group, 1};
   if (s.items > group) s.threads = s.items;
   s.rows = s.threads / s.items;
   return s;
 }
 
-/* Two buffers of real and imaginary parts: 4 arrays of G padded rows. */
+/* The local elements apart of a group's rows: n, and T more when a warp
+ * (32 items) spans several rows, so that the rows start on different
+ * banks (else the rows' items hit the same banks at once: n 32, E 8, 8
+ * rows a warp, 8-way conflicts). */
+static int row_stride(const rows_shape *s) { return s->n + (s->items < 32 ? s->items : 0); }
+
+/* Two buffers of real and imaginary parts: 4 arrays of G rows. */
 static uint64_t local_bytes(const rows_shape *s) {
-  return 4ull * (uint64_t)s->rows * (uint64_t)padded(s, s->n) * (s->p == FFT_DOUBLE ? 8 : 4);
+  return 4ull * (uint64_t)s->rows * (uint64_t)row_stride(s) * (s->p == FFT_DOUBLE ? 8 : 4);
 }
 
 /* Groups a CUDA / HIP compute unit should hold (KILN_GROUP_BOUNDS): 1024
@@ -115,11 +114,23 @@ static void rows_entry(char *out, size_t size, const rows_shape *s) {
            s->per, s->threads);
 }
 
+static int log2_of(int x) {
+  int k = 0;
+  while ((1 << k) < x) k++;
+  return k;
+}
+
 /* One stage: radix R after stages of product q, from the registers g<e>
  * (the first) or local buffer `from`, to local buffer `to` or (the last)
- * the row in dst. */
+ * the row in dst. Local element x of a row lies at x ^ ((x >> w) & 31),
+ * w = log2 of the radix of the stage that wrote the buffer (in_shift for
+ * the reads, log2 R for the writes): the writes go at stride R (q = 1: R
+ * items 32 words apart, an R-way bank conflict in plain order) and this
+ * swizzle, a bijection on each row (n >= 32) that moves only the low 5
+ * bits, spreads both them and the next stage's reads over the 32 banks
+ * (a model of every stage's accesses, docs/fft.md). */
 static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int first, int last,
-                         int from, int to) {
+                         int from, int to, int in_shift) {
   const char *T = real_type(s->p);
   const int C = s->per / R, n = s->n, stride = n / R;
   kiln_strbuf_appendf(b, "  { /* stage: radix %d after %d */\n", R, q);
@@ -132,9 +143,9 @@ static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int 
                             c + t * C);
       else
         kiln_strbuf_appendf(b,
-                            "      %s xr%d = lr%d[base + P(v + %d)], xi%d = li%d[base + P(v + "
-                            "%d)];\n",
-                            T, t, from, t * stride, t, from, t * stride);
+                            "      %s xr%d, xi%d; { const int x = v + %d, i = base + (x ^ ((x >> "
+                            "%d) & 31)); xr%d = lr%d[i]; xi%d = li%d[i]; }\n",
+                            T, t, t, t * stride, in_shift, t, from, t, from);
     }
     if (q > 1)
       for (int t = 1; t < R; t++)
@@ -151,9 +162,9 @@ static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int 
                             2 * (c * s->items + t * stride), t, t);
       else
         kiln_strbuf_appendf(b,
-                            "      { const int o = base + P((v - k) * %d + k + %d); lr%d[o] = "
-                            "yr%d; li%d[o] = yi%d; }\n",
-                            R, t * q, to, t, to, t);
+                            "      { const int x = (v - k) * %d + k + %d, o = base + (x ^ ((x >> "
+                            "%d) & 31)); lr%d[o] = yr%d; li%d[o] = yi%d; }\n",
+                            R, t * q, log2_of(R), to, t, to, t);
     }
     kiln_strbuf_append(b, "    }\n");
   }
@@ -164,18 +175,17 @@ static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int 
 static kiln_status rows_source(void *data, kiln_strbuf *b) {
   const rows_shape *s = data;
   const char *T = real_type(s->p);
-  const int n = s->n, E = s->per, size = s->rows * padded(s, n);
+  const int n = s->n, E = s->per, size = s->rows * row_stride(s);
   char entry[80];
   rows_entry(entry, sizeof entry, s);
   kiln_strbuf_appendf(b,
-                      "#define P(x) ((x) + ((x) >> %d))\n"
                       /* a complex element as one 8- (16-) byte access: the
                        * rows and the table are aligned */
                       "#define KILN_FFT_LOAD(p, re, im) { const %s2 v_ = "
                       "*(KILN_GLOBAL const %s2 *)(p); re = v_.x; im = v_.y; }\n"
                       "#define KILN_FFT_STORE(p, re, im) { %s2 o_; o_.x = (re); o_.y = (im); "
                       "*(KILN_GLOBAL %s2 *)(p) = o_; }\n",
-                      s->pad, T, T, T, T);
+                      T, T, T, T);
   kiln_strbuf_appendf(b,
                       "KILN_KERNEL KILN_GROUP_BOUNDS(%d, %d) void %s(KILN_GLOBAL const %s *src, "
                       "KILN_GLOBAL %s *dst, KILN_GLOBAL const %s *tw, %s sg, %s scale, "
@@ -191,7 +201,7 @@ static kiln_status rows_source(void *data, kiln_strbuf *b) {
                       "  const int ok = row < rows;\n"
                       "  KILN_GLOBAL const %s *x = src + 2 * (row * %d + j0);\n"
                       "  KILN_GLOBAL %s *y = dst + 2 * (row * %d + j0);\n",
-                      s->items, s->items, padded(s, n), s->rows, T, n, T, n);
+                      s->items, s->items, row_stride(s), s->rows, T, n, T, n);
   /* every global load first (E in flight per item), then the stages */
   for (int e = 0; e < E; e++)
     kiln_strbuf_appendf(b, "  %s gr%d = (%s)0, gi%d = (%s)0;\n", T, e, T, e, T);
@@ -199,12 +209,13 @@ static kiln_status rows_source(void *data, kiln_strbuf *b) {
   for (int e = 0; e < E; e++)
     kiln_strbuf_appendf(b, "    KILN_FFT_LOAD(x + %d, gr%d, gi%d);\n", 2 * e * s->items, e, e);
   kiln_strbuf_append(b, "  }\n");
-  int q = 1, stage = 0;
+  int q = 1, stage = 0, shift = 0;
   while (q < n) {
     int R = E;
     while (n % (q * R)) R /= 2;
     const int last = q * R == n;
-    append_stage(b, s, R, q, stage == 0, last, (stage + 1) % 2, stage % 2);
+    append_stage(b, s, R, q, stage == 0, last, (stage + 1) % 2, stage % 2, shift);
+    shift = log2_of(R);
     q *= R;
     stage++;
   }
@@ -256,10 +267,10 @@ kiln_status kiln_fft_rows_catalog_add(kiln_catalog *catalog) {
     rows_shape s = shape_of(shapes[i].p, shapes[i].n, shapes[i].per, FFT_ROWS_GROUP);
     kiln_strbuf source = {0};
     status = rows_source(&s, &source);
-    if (status == KILN_OK)
-      status = kiln_catalog_add(catalog,
-                                shapes[i].p ? "fft row kernel (double)" : "fft row kernel (float)",
-                                kiln_strbuf_text(&source));
+    char name[80];
+    snprintf(name, sizeof name, "fft row kernel (%s, n %d, %d per item)",
+             shapes[i].p ? "double" : "float", shapes[i].n, shapes[i].per);
+    if (status == KILN_OK) status = kiln_catalog_add(catalog, name, kiln_strbuf_text(&source));
     kiln_strbuf_free(&source);
   }
   return status;
