@@ -21,10 +21,11 @@
  * barrier). A group reads all its rows before its first barrier and writes
  * them after its last one, so the kernel also runs in place.
  *
- * Twiddles exp(2 pi i t / n), t < n, come from the plan's table (fft_
- * plan1d.c, the fused pass's table made with S = n): one 8- (16-) byte
- * load each from a table of n entries that stays in the L1 / L2 caches,
- * each rounded once from double. */
+ * A stage's twiddles exp(sg 2 pi i r k / (q R)) are powers of w = exp(sg
+ * 2 pi i k / (q R)), entry k n / (q R) of the plan's table of exp(2 pi i
+ * t / n), t < n (fft_plan1d.c: the fused pass's table made with S = n;
+ * it stays in the L1 / L2 caches): one 8- (16-) byte load per butterfly,
+ * the other powers products of two (at most log2 R deep). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,14 +148,30 @@ static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int 
                             "%d) & 31)); xr%d = lr%d[i]; xi%d = li%d[i]; }\n",
                             T, t, t, t * stride, in_shift, t, from, t, from);
     }
-    if (q > 1)
+    if (q > 1) {
+      /* w_1 = exp(sg 2 pi i k / (q R)) from the table; w_t = w_p w_(t-p),
+       * p the largest power of two below t, or w_(t/2)^2 (at most log2 R
+       * products deep: a few ulps); one load, not R - 1: the table loads
+       * of a warp touch several lines each (k * n / (q R) apart) and took
+       * more of the L1's throughput than the local-memory exchanges */
+      kiln_strbuf_appendf(b,
+                          "      %s wr1, wi1; KILN_FFT_LOAD(tw + 2 * (k * %d), wr1, wi1); "
+                          "wi1 *= sg;\n",
+                          T, n / (q * R));
+      for (int t = 2; t < R; t++) {
+        int p = 1;
+        while (2 * p < t) p *= 2;
+        kiln_strbuf_appendf(b,
+                            "      const %s wr%d = wr%d * wr%d - wi%d * wi%d, "
+                            "wi%d = wr%d * wi%d + wi%d * wr%d;\n",
+                            T, t, p, t - p, p, t - p, t, p, t - p, p, t - p);
+      }
       for (int t = 1; t < R; t++)
         kiln_strbuf_appendf(b,
-                            "      { %s wr, wi; KILN_FFT_LOAD(tw + 2 * (k * %d), wr, wi); "
-                            "wi *= sg;\n"
-                            "        const %s re = xr%d * wr - xi%d * wi; "
-                            "xi%d = xr%d * wi + xi%d * wr; xr%d = re; }\n",
-                            T, t * (n / (q * R)), T, t, t, t, t, t, t);
+                            "      { const %s re = xr%d * wr%d - xi%d * wi%d; "
+                            "xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
+                            T, t, t, t, t, t, t, t, t, t, t);
+    }
     kiln_fft_append_dft(b, s->p, R);
     for (int t = 0; t < R; t++) {
       if (last)
