@@ -61,12 +61,36 @@ if("opencl" IN_LIST KILN_TEST_BACKENDS)
     LABELS "backend=opencl;fft" ENVIRONMENT "KILN_BACKEND=opencl;KILN_FFT=vendor;KILN_OPENCL_FFT=bogus")
 endif()
 # The portable kernels with radix passes only (KILN_FFT_FUSED=0, the
-# tuning knob; other lengths: tests/fft/run.sh by hand, each compiles its
-# own fused kernels, ~20 s on PoCL), and a bad value of it refused naming
-# it (fft_bad_fused).
+# tuning knob, and KILN_FFT_ROWS=0: no row kernel for short rows; other
+# lengths: tests/fft/run.sh by hand, each compiles its own fused kernels,
+# ~20 s on PoCL), and a bad value of it refused naming it (fft_bad_fused).
 foreach(b ${KILN_TEST_BACKENDS})
-  kiln_fft_numpy_test(fft_numpy_fused0 ${b} KILN_FFT=portable KILN_FFT_FUSED=0)
+  kiln_fft_numpy_test(fft_numpy_fused0 ${b} KILN_FFT=portable KILN_FFT_FUSED=0 KILN_FFT_ROWS=0)
   add_test(NAME fft_bad_fused.${b} COMMAND test_fft bad_fused)
   set_tests_properties(fft_bad_fused.${b} PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_FUSED=100")
+endforeach()
+# The row kernel (core/fft/fft_rows.c): test_fft's rows (batches of its
+# lengths against a C DFT) with 16 points per work-item in groups of 64
+# (fft_rows16; the default, 8 in groups of 128, runs in fft.opencl and
+# every portable fft_numpy, and through fft_rows_portable where the default
+# path is a library), and bad values of the knobs refused naming the
+# variable (fft_bad_rows, fft_bad_rows_group).
+foreach(b ${KILN_TEST_BACKENDS})
+  add_test(NAME fft_rows16.${b} COMMAND test_fft rows)
+  set_tests_properties(fft_rows16.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft"
+    ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_ROWS=16;KILN_FFT_ROWS_GROUP=64")
+  if(NOT b STREQUAL "opencl")
+    add_test(NAME fft_rows_portable.${b} COMMAND test_fft rows)
+    set_tests_properties(fft_rows_portable.${b} PROPERTIES SKIP_RETURN_CODE 77
+      LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable")
+  endif()
+  add_test(NAME fft_bad_rows.${b} COMMAND test_fft bad_rows)
+  set_tests_properties(fft_bad_rows.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft" ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_ROWS=12")
+  add_test(NAME fft_bad_rows_group.${b} COMMAND test_fft bad_rows)
+  set_tests_properties(fft_bad_rows_group.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft"
+    ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_ROWS_GROUP=100")
 endforeach()

@@ -412,6 +412,110 @@ static void test_bad_fused(kiln_context *ctx) {
   kiln_array_release(a);
 }
 
+/* y = DFT of `rows` rows of n (sign, times scale), in long double with a
+ * table of the n roots of unity: O(rows n^2), the row kernel's lengths. */
+static void dft_rows(const double *x, double *y, int64_t rows, int64_t n, int sign,
+                     double scale) {
+  long double *c = malloc((size_t)n * sizeof *c), *s = malloc((size_t)n * sizeof *s);
+  for (int64_t m = 0; m < n; m++) {
+    long double a = 2.0L * 3.14159265358979323846264338327950288L * (long double)m / (long double)n;
+    c[m] = cosl(a);
+    s[m] = sign * sinl(a);
+  }
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t k = 0; k < n; k++) {
+      const double *xr = x + 2 * r * n;
+      long double re = 0, im = 0;
+      for (int64_t j = 0, m = 0; j < n; j++, m = (m + k) % n) {
+        re += xr[2 * j] * c[m] - xr[2 * j + 1] * s[m];
+        im += xr[2 * j] * s[m] + xr[2 * j + 1] * c[m];
+      }
+      y[2 * (r * n + k)] = (double)(re * scale);
+      y[2 * (r * n + k) + 1] = (double)(im * scale);
+    }
+  free(c);
+  free(s);
+}
+
+/* Batches of short rows (core/fft/fft_rows.c's lengths, on the portable
+ * path; the default settings or the KILN_FFT_ROWS / _GROUP of the ctest
+ * entry), a row count that is not a multiple of a group's rows, both
+ * precisions and directions, against a plain C DFT; 4096 (no row kernel)
+ * beside. Any path passes it (the library's too). */
+static void test_rows(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  static const int64_t shapes[][2] = {{37, 32}, {19, 64}, {7, 256}, {3, 512},
+                                      {3, 1024}, {2, 2048}, {1, 4096}};
+  for (int d = 0; d < 2; d++) {
+    if (d && !info.has_double) {
+      harness_skip("no float64 on this device: complex128 rows");
+      continue;
+    }
+    const kiln_dtype dtype = d ? KILN_COMPLEX128 : KILN_COMPLEX64;
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+      const int64_t rows = shapes[t][0], n = shapes[t][1], count = rows * n;
+      double *x = malloc((size_t)(2 * count) * sizeof(double));
+      double *want = malloc((size_t)(2 * count) * sizeof(double));
+      double *got = malloc((size_t)(2 * count) * sizeof(double));
+      float *xf = malloc((size_t)(2 * count) * sizeof(float));
+      harness_fill_random(xf, KILN_FLOAT32, 2 * count, -1, 1);
+      for (int64_t i = 0; i < 2 * count; i++) x[i] = xf[i]; /* the same values both ways */
+      kiln_array *a = NULL, *f = NULL;
+      CHECK_OK(kiln_array_from_host(ctx, dtype, 2, shapes[t], NULL, d ? (void *)x : (void *)xf,
+                                    &a));
+      for (int inverse = 0; inverse < 2 && a; inverse++) {
+        kiln_operand in = kiln_operand_array(a), out = kiln_operand_new(&f);
+        CHECK_OK(inverse ? kiln_ifft(ctx, in, KILN_FFT_DEFAULT, -1, NULL, out, NULL)
+                         : kiln_fft(ctx, in, KILN_FFT_DEFAULT, -1, NULL, out, NULL));
+        /* (read back in its own dtype: got holds 2 count doubles, room
+         * for either) */
+        kiln_status read = f ? kiln_array_to_host(f, got, NULL) : KILN_ERROR_INTERNAL;
+        CHECK_OK(read);
+        if (!d)
+          for (int64_t i = 2 * count - 1; i >= 0; i--) got[i] = ((const float *)got)[i];
+        dft_rows(x, want, rows, n, inverse ? 1 : -1, inverse ? 1.0 / (double)n : 1.0);
+        double e = read == KILN_OK ? relative_error(got, want, count) : 1;
+        /* (PoCL: at most 2.4e-7 and 7.3e-16) */
+        CHECK_MSG(e < (d ? 5e-15 : 1e-6), "%s %s %lld x %lld: error %.3g vs a C DFT",
+                  inverse ? "ifft" : "fft", d ? "complex128" : "complex64", (long long)rows,
+                  (long long)n, e);
+        kiln_array_release(f);
+        f = NULL;
+      }
+      kiln_array_release(a);
+      free(xf);
+      free(got);
+      free(want);
+      free(x);
+    }
+  }
+}
+
+/* Run alone under KILN_FFT=portable with KILN_FFT_ROWS=12 (fft_bad_rows.
+ * <backend>) or KILN_FFT_ROWS_GROUP=100 (fft_bad_rows_group): a transform
+ * of any length (a row kernel's or not) fails naming the variable and
+ * makes no result; otherwise a no-op. */
+static void test_bad_rows(kiln_context *ctx) {
+  const char *rows = getenv("KILN_FFT_ROWS"), *group = getenv("KILN_FFT_ROWS_GROUP");
+  const char *expect = rows && !strcmp(rows, "12")      ? "KILN_FFT_ROWS=12"
+                       : group && !strcmp(group, "100") ? "KILN_FFT_ROWS_GROUP=100"
+                                                        : NULL;
+  if (!expect) return;
+  const int64_t lengths[2] = {1024, 4096};
+  for (int i = 0; i < 2; i++) {
+    kiln_array *a = NULL, *r = NULL;
+    REQUIRE_OK(kiln_array_zeros(ctx, KILN_COMPLEX64, 1, &lengths[i], &a));
+    CHECK_STATUS(kiln_fft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL,
+                          kiln_operand_new(&r), NULL),
+                 KILN_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS(expect);
+    CHECK_MSG(r == NULL, "a failed transform made a result");
+    kiln_array_release(r);
+    kiln_array_release(a);
+  }
+}
+
 /* Run alone under KILN_OPENCL_FFT=bogus KILN_FFT=vendor
  * (fft_bad_library.opencl): the library choice is refused naming the
  * variable and its values, in the description and by a transform (which
@@ -437,6 +541,8 @@ static const harness_test tests[] = {{"against_dft", test_against_dft},
                                      {"bad_setting", test_bad_setting},
                                      {"bad_library", test_bad_library},
                                      {"bad_fused", test_bad_fused},
+                                     {"bad_rows", test_bad_rows},
+                                     {"rows", test_rows},
                                      {"vendor", test_vendor},
                                      {"round_trip_stream", test_round_trip_stream},
                                      {"host_operands", test_host_operands},
