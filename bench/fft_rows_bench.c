@@ -42,13 +42,16 @@ static void run_timed(void *data) {
                        kiln_operand_array(f->out), NULL));
 }
 
-/* Times every case on this process's path into ms[] (NAN: skipped). */
-static void time_cases(int full, int repeats, double *ms, char *device, size_t size) {
+/* Times every case on this process's path into ms[] (NAN: skipped);
+ * the device's name and the FFT path's description into device and path
+ * (`size` bytes each); whether the sizes are the CPU device's. */
+static int time_cases(int full, int repeats, double *ms, char *device, char *path, size_t size) {
   kiln_context *ctx = NULL;
   BENCH_CHECK(kiln_context_create(NULL, &ctx));
   kiln_device_info info;
   BENCH_CHECK(kiln_context_device_info(ctx, &info));
   snprintf(device, size, "%s", info.name);
+  BENCH_CHECK(kiln_fft_describe(ctx, path, size));
   const int small = info.type == KILN_DEVICE_CPU && !full;
   kiln_event *start = NULL, *stop = NULL;
   BENCH_CHECK(kiln_event_create(ctx, &start));
@@ -75,6 +78,7 @@ static void time_cases(int full, int repeats, double *ms, char *device, size_t s
   kiln_event_release(start);
   kiln_event_release(stop);
   kiln_context_release(ctx);
+  return small;
 }
 
 static void case_label(const rows_case *c, int small, char *label, size_t size) {
@@ -91,8 +95,8 @@ int main(int argc, char **argv) {
     else repeats = atoi(argv[i]) > 0 ? atoi(argv[i]) : repeats;
   }
   double ms[NCASES];
-  char device[256];
-  time_cases(full, repeats, ms, device, sizeof device);
+  char device[512], fft_path[512];
+  const int small = time_cases(full, repeats, ms, device, fft_path, sizeof device);
   if (child) {
     FILE *f = fopen(child, "w");
     for (int k = 0; f && k < NCASES; k++) fprintf(f, "%d %.6f\n", k, ms[k]);
@@ -123,14 +127,6 @@ int main(int argc, char **argv) {
     if (f) fclose(f);
     remove(path);
   }
-  kiln_context *ctx = NULL;
-  BENCH_CHECK(kiln_context_create(NULL, &ctx));
-  kiln_device_info info;
-  BENCH_CHECK(kiln_context_device_info(ctx, &info));
-  char fft_path[512];
-  BENCH_CHECK(kiln_fft_describe(ctx, fft_path, sizeof fft_path));
-  const int small = info.type == KILN_DEVICE_CPU && !full;
-  kiln_context_release(ctx);
   printf("fft_rows_bench on %s (ms per call; GB/s of one read and one write%s)\n", device,
          small ? "; CPU device: fewer rows, --full for the GPU sizes" : "");
   printf("default path: %s%s%s%s\n", fft_path, alone ? " (" : "", alone ? policy : "",

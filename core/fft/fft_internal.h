@@ -245,6 +245,11 @@ kiln_status kiln_fft_launch_rows(kiln_context *ctx, kiln_stream *stream, fft_pre
 /* Adds row kernels of a few lengths to the compile checks' catalog. */
 kiln_status kiln_fft_rows_catalog_add(kiln_catalog *catalog);
 
+/* Appends the twiddle w_r = w_a w_(r-a) (new wr<r>, wi<r> from wr<a>,
+ * wr<r-a>, ...), and the products x_r *= w_r for 0 < r < radix. */
+void kiln_fft_append_twiddle_product(kiln_strbuf *b, fft_precision p, int r, int a);
+void kiln_fft_append_twiddle_apply(kiln_strbuf *b, fft_precision p, int radix);
+
 /* Appends the R-point DFT y_k = sum_j x_j W^(jk), W = exp(sg 2 pi i / R),
  * of xr<j>, xi<j> into new yr<k>, yi<k>, constants written out. */
 void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix);

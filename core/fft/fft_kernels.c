@@ -112,6 +112,21 @@ void kiln_fft_append_dft(kiln_strbuf *b, fft_precision p, int radix) {
   }
 }
 
+void kiln_fft_append_twiddle_product(kiln_strbuf *b, fft_precision p, int r, int a) {
+  kiln_strbuf_appendf(b,
+                      "      const %s wr%d = wr%d * wr%d - wi%d * wi%d, "
+                      "wi%d = wr%d * wi%d + wi%d * wr%d;\n",
+                      real_type(p), r, a, r - a, a, r - a, r, a, r - a, a, r - a);
+}
+
+void kiln_fft_append_twiddle_apply(kiln_strbuf *b, fft_precision p, int radix) {
+  for (int r = 1; r < radix; r++)
+    kiln_strbuf_appendf(b,
+                        "      { const %s re = xr%d * wr%d - xi%d * wi%d;\n"
+                        "        xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
+                        real_type(p), r, r, r, r, r, r, r, r, r, r);
+}
+
 static void pass_entry(char *out, size_t size, fft_precision p, int radix, int strided) {
   snprintf(out, size, "kiln_fft_pass_%s_r%d%s", tag(p), radix, strided ? "_s" : "");
 }
@@ -169,16 +184,9 @@ static kiln_status pass_source(void *data, kiln_strbuf *b) {
       kiln_strbuf_appendf(b, "      const %s wr%d = cos(a * (%s)%d), wi%d = sin(a * (%s)%d);\n",
                           T, r, T, r, r, T, r);
     else
-      kiln_strbuf_appendf(b,
-                          "      const %s wr%d = wr%d * wr%d - wi%d * wi%d, "
-                          "wi%d = wr%d * wi%d + wi%d * wr%d;\n",
-                          T, r, p, r - p, p, r - p, r, p, r - p, p, r - p);
+      kiln_fft_append_twiddle_product(b, a->precision, r, p);
   }
-  for (int r = 1; r < R; r++)
-    kiln_strbuf_appendf(b,
-                        "      { const %s re = xr%d * wr%d - xi%d * wi%d;\n"
-                        "        xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
-                        T, r, r, r, r, r, r, r, r, r, r);
+  kiln_fft_append_twiddle_apply(b, a->precision, R);
   kiln_strbuf_append(b, "    }\n");
   kiln_fft_append_dft(b, a->precision, R);
   kiln_strbuf_appendf(b,

@@ -161,16 +161,9 @@ static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int 
       for (int t = 2; t < R; t++) {
         int p = 1;
         while (2 * p < t) p *= 2;
-        kiln_strbuf_appendf(b,
-                            "      const %s wr%d = wr%d * wr%d - wi%d * wi%d, "
-                            "wi%d = wr%d * wi%d + wi%d * wr%d;\n",
-                            T, t, p, t - p, p, t - p, t, p, t - p, p, t - p);
+        kiln_fft_append_twiddle_product(b, s->p, t, p);
       }
-      for (int t = 1; t < R; t++)
-        kiln_strbuf_appendf(b,
-                            "      { const %s re = xr%d * wr%d - xi%d * wi%d; "
-                            "xi%d = xr%d * wi%d + xi%d * wr%d; xr%d = re; }\n",
-                            T, t, t, t, t, t, t, t, t, t, t);
+      kiln_fft_append_twiddle_apply(b, s->p, R);
     }
     kiln_fft_append_dft(b, s->p, R);
     for (int t = 0; t < R; t++) {

@@ -345,26 +345,35 @@ static kiln_status scenario_matmul(kiln_context *ctx, int *correct) {
   return s;
 }
 
-/* rfft of 512 points (a complex transform of 256: one fused pass, with
+/* rfft of 512 points (a complex transform of 256: the row kernel, with
  * its plan's twiddle table, and the split pass) and irfft back; X_0 is
- * the sum. (Bluestein's plan, with its filters, is in test_fft.) */
+ * the sum. Then a c2c of 4096 ones (no row kernel: a fused pass, with its
+ * table, and a radix pass): X_0 = 4096, X_1 = 0. (Bluestein's plan, with
+ * its filters, is in test_fft.) */
 static kiln_status scenario_fft(kiln_context *ctx, int *correct) {
-  int64_t n = 512;
-  kiln_array *a = NULL, *f = NULL, *back = NULL;
-  static float spectrum[2 * 257], again[512];
+  int64_t n = 512, m = 4096;
+  kiln_array *a = NULL, *f = NULL, *back = NULL, *ones = NULL, *g = NULL;
+  static float spectrum[2 * 257], again[512], flat[2 * 4096];
+  const float one = 1;
   kiln_status s;
   CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 1, &n, NULL, host_x, &a), a);
   if (s == KILN_OK) CREATE(s, kiln_rfft(ctx, kiln_operand_array(a), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&f), NULL), f);
   if (s == KILN_OK) CREATE(s, kiln_irfft(ctx, kiln_operand_array(f), n, 0, NULL, kiln_operand_new(&back), NULL), back);
+  if (s == KILN_OK) CREATE(s, kiln_array_full(ctx, KILN_FLOAT32, 1, &m, &one, &ones), ones);
+  if (s == KILN_OK) CREATE(s, kiln_fft(ctx, kiln_operand_array(ones), KILN_FFT_DEFAULT, 0, NULL, kiln_operand_new(&g), NULL), g);
   if (s == KILN_OK) s = kiln_array_to_host(f, spectrum, NULL);
   if (s == KILN_OK) s = kiln_array_to_host(back, again, NULL);
+  if (s == KILN_OK) s = kiln_array_to_host(g, flat, NULL);
   if (s == KILN_OK) {
     double sum = 0;
     int ok = 1;
     for (int i = 0; i < 512; i++) sum += host_x[i];
     for (int i = 0; i < 512; i++) ok = ok && close_to(again[i], host_x[i], 1e-4);
+    ok = ok && close_to(flat[0], 4096.0, 1e-4) && close_to(flat[2], 0.0, 1e-2);
     *correct = ok && close_to(spectrum[0], sum, 1e-4);
   }
+  kiln_array_release(g);
+  kiln_array_release(ones);
   kiln_array_release(back);
   kiln_array_release(f);
   kiln_array_release(a);
