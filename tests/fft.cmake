@@ -81,6 +81,12 @@ foreach(b ${KILN_TEST_BACKENDS})
   set_tests_properties(fft_rows16.${b} PROPERTIES SKIP_RETURN_CODE 77
     LABELS "backend=${b};fft"
     ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_ROWS=16;KILN_FFT_ROWS_GROUP=64")
+  # (groups of 512: short complex128 rows would take more than the 48 KiB
+  # of static local memory, so the kernel takes fewer rows per group)
+  add_test(NAME fft_rows_group512.${b} COMMAND test_fft rows)
+  set_tests_properties(fft_rows_group512.${b} PROPERTIES SKIP_RETURN_CODE 77
+    LABELS "backend=${b};fft"
+    ENVIRONMENT "KILN_BACKEND=${b};KILN_FFT=portable;KILN_FFT_ROWS=8;KILN_FFT_ROWS_GROUP=512")
   if(NOT b STREQUAL "opencl")
     add_test(NAME fft_rows_portable.${b} COMMAND test_fft rows)
     set_tests_properties(fft_rows_portable.${b} PROPERTIES SKIP_RETURN_CODE 77

@@ -65,13 +65,6 @@ typedef struct rows_shape {
   int n, per, items, threads, rows; /* n, E, T = n / E, W, G = W / T */
 } rows_shape;
 
-static rows_shape shape_of(fft_precision p, int n, int per, int group) {
-  rows_shape s = {p, n, per, n / per, group, 1};
-  if (s.items > group) s.threads = s.items;
-  s.rows = s.threads / s.items;
-  return s;
-}
-
 /* The local elements apart of a group's rows: n, and T more when a warp
  * (32 items) spans several rows, so that the rows start on different
  * banks (else the rows' items hit the same banks at once: n 32, E 8, 8
@@ -81,6 +74,26 @@ static int row_stride(const rows_shape *s) { return s->n + (s->items < 32 ? s->i
 /* Two buffers of real and imaginary parts: 4 arrays of G rows. */
 static uint64_t local_bytes(const rows_shape *s) {
   return 4ull * (uint64_t)s->rows * (uint64_t)row_stride(s) * (s->p == FFT_DOUBLE ? 8 : 4);
+}
+
+/* The most local memory a row kernel's arrays take: the static local
+ * arrays' limit of CUDA and HIP (48 KiB, whatever a launch may opt in to
+ * for dynamic memory; a kernel over it fails to compile: complex128 rows
+ * of 256 in groups of 256 took 64 KiB). */
+#define ROWS_LOCAL_LIMIT (48u * 1024u)
+
+/* The shape for `group` items per group: fewer rows per group (and items)
+ * while the local arrays pass ROWS_LOCAL_LIMIT; at least one row (whose
+ * arrays, 32 KiB at most, always fit). */
+static rows_shape shape_of(fft_precision p, int n, int per, int group) {
+  rows_shape s = {p, n, per, n / per, group, 1};
+  if (s.items > group) s.threads = s.items;
+  s.rows = s.threads / s.items;
+  while (s.rows > 1 && local_bytes(&s) > ROWS_LOCAL_LIMIT) {
+    s.rows /= 2;
+    s.threads = s.rows * s.items;
+  }
+  return s;
 }
 
 /* Groups a CUDA / HIP compute unit should hold (KILN_GROUP_BOUNDS): 1024
