@@ -440,13 +440,14 @@ static void dft_rows(const double *x, double *y, int64_t rows, int64_t n, int si
 /* Batches of short rows (core/fft/fft_rows.c's lengths, on the portable
  * path; the default settings or the KILN_FFT_ROWS / _GROUP of the ctest
  * entry), a row count that is not a multiple of a group's rows, both
- * precisions and directions, against a plain C DFT; 4096 (no row kernel)
- * beside. Any path passes it (the library's too). */
+ * precisions and directions (one local buffer: complex64 4096, complex128
+ * 2048), against a plain C DFT; 8192 (no row kernel) beside. Any path
+ * passes it (the library's too). */
 static void test_rows(kiln_context *ctx) {
   kiln_device_info info;
   REQUIRE_OK(kiln_context_device_info(ctx, &info));
   static const int64_t shapes[][2] = {{37, 32}, {19, 64}, {7, 256}, {3, 512},
-                                      {3, 1024}, {2, 2048}, {1, 4096}};
+                                      {3, 1024}, {2, 2048}, {2, 4096}, {1, 8192}};
   for (int d = 0; d < 2; d++) {
     if (d && !info.has_double) {
       harness_skip("no float64 on this device: complex128 rows");

@@ -220,8 +220,8 @@ kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog);
 /* ---- whole short rows in one kernel (fft_rows.c) ------------------------ */
 
 /* The row kernel's lengths: powers of two from FFT_ROWS_MIN to
- * kiln_fft_rows_max (2048 complex64, 1024 complex128: two buffers of a
- * row in local memory); its default points per work-item (KILN_FFT_ROWS)
+ * kiln_fft_rows_max (4096 complex64, 2048 complex128: one buffer of a row
+ * in 32 KiB of local memory); its default points per work-item (KILN_FFT_ROWS)
  * and work-items per group (KILN_FFT_ROWS_GROUP). */
 #define FFT_ROWS_MIN 32
 #define FFT_ROWS_PER_ITEM 8

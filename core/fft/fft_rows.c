@@ -18,7 +18,9 @@
  * to global memory. Between stages the values pass through local memory,
  * two buffers in turn (one barrier per stage, not two: a stage writes the
  * buffer the stage before last read, which every item left before the last
- * barrier). A group reads all its rows before its first barrier and writes
+ * barrier; rows whose two buffers would pass 48 KiB, 4096 complex64 and
+ * 2048 complex128, take one: a stage reads, waits, writes, waits). A group
+ * reads all its rows before its first barrier and writes
  * them after its last one, so the kernel also runs in place.
  *
  * A stage's twiddles exp(sg 2 pi i r k / (q R)) are powers of w = exp(sg
@@ -34,7 +36,7 @@
 
 static const char *real_type(fft_precision p) { return p == FFT_DOUBLE ? "double" : "float"; }
 
-int kiln_fft_rows_max(fft_precision p) { return p == FFT_DOUBLE ? 1024 : 2048; }
+int kiln_fft_rows_max(fft_precision p) { return p == FFT_DOUBLE ? 2048 : 4096; }
 
 /* KILN_FFT_ROWS (docs/environment.md): the points per work-item, 8 or 16,
  * 0 for no row kernel (the fused and radix passes); KILN_FFT_ROWS_GROUP:
@@ -63,6 +65,7 @@ static void rows_read(void) {
 typedef struct rows_shape {
   fft_precision p;
   int n, per, items, threads, rows; /* n, E, T = n / E, W, G = W / T */
+  int buffers;                      /* local buffers: 2, or 1 (rows of 32 KiB) */
 } rows_shape;
 
 /* The local elements apart of a group's rows: n, and T more when a warp
@@ -71,9 +74,10 @@ typedef struct rows_shape {
  * rows a warp, 8-way conflicts). */
 static int row_stride(const rows_shape *s) { return s->n + (s->items < 32 ? s->items : 0); }
 
-/* Two buffers of real and imaginary parts: 4 arrays of G rows. */
+/* The buffers' real and imaginary parts: 2 arrays of G rows each. */
 static uint64_t local_bytes(const rows_shape *s) {
-  return 4ull * (uint64_t)s->rows * (uint64_t)row_stride(s) * (s->p == FFT_DOUBLE ? 8 : 4);
+  return 2ull * (uint64_t)s->buffers * (uint64_t)s->rows * (uint64_t)row_stride(s) *
+         (s->p == FFT_DOUBLE ? 8 : 4);
 }
 
 /* The most local memory a row kernel's arrays take: the static local
@@ -83,16 +87,18 @@ static uint64_t local_bytes(const rows_shape *s) {
 #define ROWS_LOCAL_LIMIT (48u * 1024u)
 
 /* The shape for `group` items per group: fewer rows per group (and items)
- * while the local arrays pass ROWS_LOCAL_LIMIT; at least one row (whose
- * arrays, 32 KiB at most, always fit). */
+ * while the local arrays pass ROWS_LOCAL_LIMIT; at least one row, and one
+ * buffer where a row's two pass it (4096 complex64, 2048 complex128: 32
+ * KiB a buffer). */
 static rows_shape shape_of(fft_precision p, int n, int per, int group) {
-  rows_shape s = {p, n, per, n / per, group, 1};
+  rows_shape s = {p, n, per, n / per, group, 1, 2};
   if (s.items > group) s.threads = s.items;
   s.rows = s.threads / s.items;
   while (s.rows > 1 && local_bytes(&s) > ROWS_LOCAL_LIMIT) {
     s.rows /= 2;
     s.threads = s.rows * s.items;
   }
+  if (local_bytes(&s) > ROWS_LOCAL_LIMIT) s.buffers = 1;
   return s;
 }
 
@@ -124,8 +130,8 @@ kiln_status kiln_fft_rows_points(const kiln_context *ctx, fft_precision p, int64
 }
 
 static void rows_entry(char *out, size_t size, const rows_shape *s) {
-  snprintf(out, size, "kiln_fft_rows_%s_n%d_e%d_w%d", s->p == FFT_DOUBLE ? "f64" : "f32", s->n,
-           s->per, s->threads);
+  snprintf(out, size, "kiln_fft_rows_%s_n%d_e%d_w%d%s", s->p == FFT_DOUBLE ? "f64" : "f32", s->n,
+           s->per, s->threads, s->buffers == 1 ? "_b1" : "");
 }
 
 static int log2_of(int x) {
@@ -142,12 +148,22 @@ static int log2_of(int x) {
  * items 32 words apart, an R-way bank conflict in plain order) and this
  * swizzle, a bijection on each row (n >= 32) that moves only the low 5
  * bits, spreads both them and the next stage's reads over the 32 banks
- * (a model of every stage's accesses, docs/fft.md). */
+ * (a model of every stage's accesses, docs/fft.md). With one buffer
+ * (from == to) every item reads all its inputs of the stage, then a
+ * barrier, then the writes: two barriers a stage instead of one. */
 static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int first, int last,
                          int from, int to, int in_shift) {
   const char *T = real_type(s->p);
-  const int C = s->per / R, n = s->n, stride = n / R;
+  const int C = s->per / R, n = s->n, stride = n / R, one = s->buffers == 1 && !first;
   kiln_strbuf_appendf(b, "  { /* stage: radix %d after %d */\n", R, q);
+  for (int c = 0; c < C && one; c++)
+    for (int t = 0; t < R; t++)
+      kiln_strbuf_appendf(b,
+                          "    %s a%d_%d, b%d_%d; { const int x = j0 + %d, i = base + (x ^ ((x >> "
+                          "%d) & 31)); a%d_%d = lr%d[i]; b%d_%d = li%d[i]; }\n",
+                          T, c, t, c, t, c * s->items + t * stride, in_shift, c, t, from, c, t,
+                          from);
+  if (one && !last) kiln_strbuf_append(b, "    kiln_barrier();\n");
   for (int c = 0; c < C; c++) {
     kiln_strbuf_appendf(b, "    {\n      const int v = j0 + %d, k = v & %d;\n", c * s->items,
                         q - 1);
@@ -155,6 +171,8 @@ static void append_stage(kiln_strbuf *b, const rows_shape *s, int R, int q, int 
       if (first)
         kiln_strbuf_appendf(b, "      %s xr%d = gr%d, xi%d = gi%d;\n", T, t, c + t * C, t,
                             c + t * C);
+      else if (one)
+        kiln_strbuf_appendf(b, "      %s xr%d = a%d_%d, xi%d = b%d_%d;\n", T, t, c, t, t, c, t);
       else
         kiln_strbuf_appendf(b,
                             "      %s xr%d, xi%d; { const int x = v + %d, i = base + (x ^ ((x >> "
@@ -214,7 +232,7 @@ static kiln_status rows_source(void *data, kiln_strbuf *b) {
                       "KILN_GLOBAL %s *dst, KILN_GLOBAL const %s *tw, %s sg, %s scale, "
                       "int64_t rows) {\n",
                       s->threads, groups_per_unit(s), entry, T, T, T, T, T);
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < s->buffers; i++)
     kiln_strbuf_appendf(b, "  KILN_LOCAL_ARRAY(%s, lr%d, %d);\n  KILN_LOCAL_ARRAY(%s, li%d, %d);\n",
                         T, i, size, T, i, size);
   kiln_strbuf_appendf(b,
@@ -237,7 +255,8 @@ static kiln_status rows_source(void *data, kiln_strbuf *b) {
     int R = E;
     while (n % (q * R)) R /= 2;
     const int last = q * R == n;
-    append_stage(b, s, R, q, stage == 0, last, (stage + 1) % 2, stage % 2, shift);
+    append_stage(b, s, R, q, stage == 0, last, (stage + 1) % s->buffers, stage % s->buffers,
+                 shift);
     shift = log2_of(R);
     q *= R;
     stage++;
@@ -277,14 +296,16 @@ kiln_status kiln_fft_launch_rows(kiln_context *ctx, kiln_stream *stream, fft_pre
   return kiln_program_launch(ctx, program, stream, &grid, 6, args);
 }
 
-/* The row kernels of the default shape that the compile checks build: the
- * bench's 1024 (float), the longest of each precision and the shortest. */
+/* The row kernels that the compile checks build: the bench's 1024 (float),
+ * the longest of each precision (one local buffer), the shortest, and 16
+ * points per item. */
 kiln_status kiln_fft_rows_catalog_add(kiln_catalog *catalog) {
   static const struct {
     fft_precision p;
     int n, per;
-  } shapes[] = {{FFT_SINGLE, 1024, 8},  {FFT_SINGLE, 2048, 8}, {FFT_SINGLE, 32, 8},
-                {FFT_SINGLE, 1024, 16}, {FFT_DOUBLE, 1024, 8}, {FFT_DOUBLE, 64, 16}};
+  } shapes[] = {{FFT_SINGLE, 1024, 8},  {FFT_SINGLE, 4096, 8}, {FFT_SINGLE, 32, 8},
+                {FFT_SINGLE, 1024, 16}, {FFT_DOUBLE, 1024, 8}, {FFT_DOUBLE, 2048, 8},
+                {FFT_DOUBLE, 64, 16}};
   kiln_status status = KILN_OK;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && status == KILN_OK; i++) {
     rows_shape s = shape_of(shapes[i].p, shapes[i].n, shapes[i].per, FFT_ROWS_GROUP);
