@@ -159,9 +159,13 @@ int main(int argc, char **argv) {
   printf("sort_bench on %s: %s; n %lld, median of %d\n", info.backend, info.name, (long long)n,
          repeats);
   /* the radix passes take the scan's path (Onesweep look-back or
-   * reduce-then-scan; $KILN_SCAN forces either): docs/sorting.md */
+   * reduce-then-scan; $KILN_SCAN forces either), or the look-back where
+   * the backend gives device-scope ordering (NVIDIA's OpenCL; KILN_LOG=debug
+   * says which): docs/sorting.md */
   char path[256];
-  if (kiln_scan_describe(ctx, path, sizeof path) == KILN_OK) printf("radix passes: %s\n", path);
+  if (kiln_scan_describe(ctx, path, sizeof path) == KILN_OK)
+    printf("scan path: %s (the radix passes take it, or the look-back where the backend gives "
+           "device-scope ordering)\n", path);
   BENCH_CHECK(kiln_event_create(ctx, &start));
   BENCH_CHECK(kiln_event_create(ctx, &stop));
   int64_t small = n / 100, rows_shape[2] = {n / 10000, 1000}, rows_n = n / 10;
