@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "core/sort/sort_internal.h"
 
 typedef enum { COPY, SORT, ARGSORT, ROWS, UNIQUE } op_kind;
 
@@ -158,14 +159,12 @@ int main(int argc, char **argv) {
   BENCH_CHECK(kiln_context_device_info(ctx, &info));
   printf("sort_bench on %s: %s; n %lld, median of %d\n", info.backend, info.name, (long long)n,
          repeats);
-  /* the radix passes take the scan's path (Onesweep look-back or
-   * reduce-then-scan; $KILN_SCAN forces either), or the look-back where
-   * the backend gives device-scope ordering (NVIDIA's OpenCL; KILN_LOG=debug
-   * says which): docs/sorting.md */
+  /* the radix passes' path (Onesweep look-back or reduce-then-scan; the
+   * scan's, or the look-back where the backend gives device-scope
+   * ordering; $KILN_SCAN forces either): docs/sorting.md */
   char path[256];
   if (kiln_scan_describe(ctx, path, sizeof path) == KILN_OK)
-    printf("scan path: %s (the radix passes take it, or the look-back where the backend gives "
-           "device-scope ordering)\n", path);
+    printf("radix passes: %s (scan: %s)\n", kiln_sort_path(ctx), path);
   BENCH_CHECK(kiln_event_create(ctx, &start));
   BENCH_CHECK(kiln_event_create(ctx, &stop));
   int64_t small = n / 100, rows_shape[2] = {n / 10000, 1000}, rows_n = n / 10;
