@@ -288,6 +288,14 @@ typedef struct kiln_backend_ops {
                                  uint64_t *max_work_group_size,
                                  uint64_t *preferred_multiple);
 
+  /* OPTIONAL: nonzero when kernels built from now on may rely on
+   * device-scope ordering: the prelude defines KILN_DEVICE_SCOPE_ORDER
+   * (kiln_flag_load / kiln_flag_store and kiln_fence seen at device scope)
+   * and a resident work-group keeps running while another spins, so a
+   * look-back over work-groups taken earlier from an atomic counter ends.
+   * NULL: never (core then takes reduce-then-scan). */
+  int (*device_scope_order)(kiln_backend_device *device);
+
   /* Queues one launch. args are in parameter order; SCALAR sizes are those
    * of the kernel's parameter types. LOCAL arguments: see the prelude's
    * KILN_LOCAL_PARAM. */

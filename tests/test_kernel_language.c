@@ -3,7 +3,8 @@
  * in 1-D/2-D/3-D, barriers with static and dynamic local memory, atomics on
  * global and local memory, every math function in float32 and float64 and
  * the -f spellings, the fixed-width types, kiln_vload and its vectors,
- * kiln_min/kiln_max/kiln_abs, kiln_lane_shuffle_down (where defined),
+ * kiln_min/kiln_max/kiln_abs, kiln_lane_shuffle_down and kiln_flag_load /
+ * kiln_flag_store across work-groups (where defined),
  * Philox4x32-10 (Random123's known answers and a host implementation) and
  * the rng helpers, and the error a kernel that does not compile gives.
  * Every kernel is a file under tests/kernels (KILN_TEST_KERNEL_DIR). */
@@ -825,6 +826,50 @@ static void expect_warp_feature(kiln_context *ctx, const char *macro) {
             macro);
 }
 
+/* kiln_flag_load / kiln_flag_store where work-groups see each other's
+ * flags (KILN_DEVICE_SCOPE_ORDER: CUDA, HIP, NVIDIA's OpenCL): 300
+ * work-groups chain an inclusive prefix sum of random values through flag
+ * words, each waiting for the one that took the ticket before it, against
+ * the sum on the host; backends without it skip with the reason (CUDA and
+ * NVIDIA's OpenCL must have it). */
+static void test_flag_chain(kiln_context *ctx) {
+  const int64_t groups = 300, group = 64, n = groups * group;
+  kiln_kernel *kernel = harness_kernel(ctx, "flag_chain.kl", "flag_chain");
+  uint32_t *in = malloc((size_t)groups * sizeof *in);
+  for (int64_t t = 0; t < groups; t++) in[t] = 1u + (uint32_t)(harness_rand_u64() % 100000u);
+  kiln_array *arrays[5] = {zeros(ctx, KILN_UINT32, groups), zeros(ctx, KILN_UINT32, 1),
+                           upload(ctx, KILN_UINT32, groups, in), zeros(ctx, KILN_UINT32, groups),
+                           zeros(ctx, KILN_INT32, 1)};
+  int ready = kernel != NULL;
+  for (int a = 0; a < 5; a++) ready = ready && arrays[a];
+  if (ready) {
+    kiln_arg args[5];
+    for (int a = 0; a < 5; a++) args[a] = kiln_arg_array(arrays[a]);
+    CHECK_OK(kiln_kernel_launch(kernel, 1, &n, &group, 5, args, NULL));
+    int32_t *found = download(arrays[4]);
+    uint32_t *out = download(arrays[3]);
+    if (found && !found[0]) {
+      expect_warp_feature(ctx, "KILN_DEVICE_SCOPE_ORDER");
+      harness_skip("no device-scope ordering on this backend (KILN_DEVICE_SCOPE_ORDER "
+                   "undefined; CUDA, HIP and NVIDIA's OpenCL have it)");
+    } else if (found && out) {
+      uint32_t sum = 0;
+      int64_t bad = -1;
+      for (int64_t t = 0; t < groups && bad < 0; t++) {
+        sum += in[t];
+        if (out[t] != sum) bad = t;
+      }
+      CHECK_MSG(bad < 0, "ticket %lld: prefix %u, expected the host's", (long long)bad,
+                bad >= 0 ? out[bad] : 0u);
+    }
+    free(found);
+    free(out);
+  }
+  for (int a = 0; a < 5; a++) kiln_array_release(arrays[a]);
+  free(in);
+  kiln_kernel_release(kernel);
+}
+
 /* kiln_lane_shuffle_down (CUDA, NVIDIA's OpenCL: KILN_LANE_SHUFFLE), distances 1 to 16, on
  * random int32, float32 and int64 values: a work-item whose partner is in
  * its warp (lane + d < 32) gets the partner's value; backends without it
@@ -1385,6 +1430,7 @@ static const harness_test tests[] = {
     {"vector_load", test_vector_load},
     {"lane_shuffle", test_lane_shuffle},
     {"lane_ballot", test_lane_ballot},
+    {"flag_chain", test_flag_chain},
     {"min_max_int", test_min_max_int},
     {"philox_known_answers", test_philox_known_answers},
     {"rng_f32", test_rng_f32},

@@ -611,18 +611,21 @@ static void test_passes(kiln_context *ctx) {
 
 /* kiln_sort of 32- and 64-bit integers and floats moves the keys alone
  * from the input straight into the output (the key transform folded into
- * the first and last passes; floats with NaNs or -0.0 fall back to the
- * permutation): every such dtype both ways and on both paths, into a
- * new array, the input itself (in place), a contiguous and a strided
- * device output and host memory, from a reversed strided view, on a
- * stream. */
+ * the first and last passes; floats' NaNs and zeros then put in place by
+ * one more launch, which does nothing when there is no NaN or -0.0): every
+ * such dtype both ways and on both paths, into a new array, the input
+ * itself (in place), a contiguous and a strided device output and host
+ * memory, from a reversed strided view, on a stream. specials (floats):
+ * 0 as random_data makes them (many NaNs of both signs, -0.0 and 0.0), 1
+ * none (no NaN or -0.0; infinities and 0.0 stay), 2 sparse: one -0.0 and
+ * one NaN (negative, with a payload) among clean data with a few 0.0,
+ * in different parts of the histogram's cut. */
 static void check_keys_alone(kiln_context *ctx, kiln_dtype dt, int64_t n, int descending,
-                             kiln_stream *stream, int clean) {
+                             kiln_stream *stream, int specials) {
   size_t es = kiln_dtype_size(dt);
   int64_t n2 = 2 * n;
   unsigned char *data2 = random_data(dt, n2), *data = malloc(es * (size_t)n);
-  /* clean: floats without NaN and -0.0 (the keys-alone passes; with them,
-   * the permutation); infinities and +0.0 stay */
+  int clean = specials != 0;
   for (int64_t i = 0; clean && i < n2; i++) {
     if (dt == KILN_FLOAT32) {
       float *x = (float *)data2 + i;
@@ -631,6 +634,20 @@ static void check_keys_alone(kiln_context *ctx, kiln_dtype dt, int64_t n, int de
       double *x = (double *)data2 + i;
       if (isnan(*x) || (*x == 0 && signbit(*x))) *x = i % 2 ? 0.25 : -3.5;
     }
+  }
+  /* (odd places: the view below takes those) */
+  if (specials == 2 && dt == KILN_FLOAT32) {
+    float *x = (float *)data2;
+    uint32_t nan_bits = 0xffc01234u;
+    x[(n2 / 3) | 1] = -0.0f;
+    memcpy(&x[n2 - 5], &nan_bits, 4);
+    x[7] = x[(n2 / 2) | 1] = x[n2 - 9] = 0.0f;
+  } else if (specials == 2 && dt == KILN_FLOAT64) {
+    double *x = (double *)data2;
+    uint64_t nan_bits = 0xfff8000000001234u;
+    x[(n2 / 3) | 1] = -0.0;
+    memcpy(&x[n2 - 5], &nan_bits, 8);
+    x[7] = x[(n2 / 2) | 1] = x[n2 - 9] = 0.0;
   }
   /* the view x[::-2] of data2 */
   for (int64_t i = 0; i < n; i++) memcpy(data + (size_t)i * es, data2 + (size_t)(n2 - 1 - 2 * i) * es, es);
@@ -669,8 +686,8 @@ static void check_keys_alone(kiln_context *ctx, kiln_dtype dt, int64_t n, int de
     int64_t bad = -1;
     for (int64_t i = 0; i < n && bad < 0; i++)
       if (!same_element(got, i, want, i, dt)) bad = i;
-    CHECK_MSG(bad < 0, "%s n=%lld descending=%d output %d: element %lld differs",
-              kiln_dtype_name(dt), (long long)n, descending, way, (long long)bad);
+    CHECK_MSG(bad < 0, "%s n=%lld descending=%d specials %d output %d: element %lld differs",
+              kiln_dtype_name(dt), (long long)n, descending, specials, way, (long long)bad);
     kiln_array_release(made);
     made = NULL;
   }
@@ -697,9 +714,12 @@ static void test_keys_alone(kiln_context *ctx) {
     kiln_scan_force_path(paths[p]);
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
       for (int descending = 0; descending < 2; descending++)
-        for (int clean = 0; clean <= (d >= 4); clean++)
-          check_keys_alone(ctx, dts[d], d % 2 ? 3 * KILN_SORT_PASS_TILE + 7 : KILN_SORT_TILE + 1,
-                           descending, (d + descending) % 2 ? stream : NULL, clean);
+        for (int specials = 0; specials <= (d >= 4 ? 2 : 0); specials++)
+          check_keys_alone(ctx, dts[d],
+                           specials == 2 ? 9 * KILN_SORT_PASS_TILE + 5
+                           : d % 2       ? 3 * KILN_SORT_PASS_TILE + 7
+                                         : KILN_SORT_TILE + 1,
+                           descending, (d + descending) % 2 ? stream : NULL, specials);
   }
   kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
   kiln_stream_release(stream);

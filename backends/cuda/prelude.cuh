@@ -103,6 +103,12 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 #define KILN_LANE_BALLOT 1
 #define kiln_lane_ballot(pred) __ballot_sync(0xffffffffu, (pred))
 #define kiln_fence() __threadfence()
+/* A flag word one work-group publishes and others poll (look-backs):
+ * volatile loads and stores go to the device's coherent level, so a value
+ * stored is seen by every work-group (docs/kernel-language.md) */
+#define KILN_DEVICE_SCOPE_ORDER 1
+KILN_DEVICE uint32_t kiln_flag_load(volatile uint32_t *p) { return *p; }
+KILN_DEVICE void kiln_flag_store(volatile uint32_t *p, uint32_t v) { *p = v; }
 
 /* a product the compiler never fuses into a multiply-add (complex
  * multiplication: NumPy's infinities and NaNs) */

@@ -88,6 +88,9 @@ kiln_status gpu_function_get(kiln_backend_device *device,
                              kiln_backend_function **function);
 void gpu_function_release(kiln_backend_device *device,
                           kiln_backend_function *function);
+/* device_scope_order: always (CUDA's and HIP's blocks keep running while
+ * another spins; volatile flag words and __threadfence are device-scope). */
+int gpu_device_scope_order(kiln_backend_device *device);
 kiln_status gpu_function_limits(kiln_backend_device *device,
                                 kiln_backend_function *function,
                                 uint64_t *max_work_group_size,
@@ -164,6 +167,7 @@ void gpu_fft_plan_destroy(kiln_backend_device *device, kiln_backend_fft_plan *pl
   .function_get = gpu_function_get,                    \
   .function_release = gpu_function_release,           \
   .function_limits = gpu_function_limits,              \
+  .device_scope_order = gpu_device_scope_order,        \
   .launch = gpu_launch,                                \
   .native_handles = gpu_native_handles,                \
   .buffer_native = gpu_buffer_native,                  \

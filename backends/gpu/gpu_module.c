@@ -200,3 +200,8 @@ kiln_status gpu_function_limits(kiln_backend_device *device,
   *preferred_multiple = device->warp_size;
   return KILN_OK;
 }
+
+int gpu_device_scope_order(kiln_backend_device *device) {
+  (void)device;
+  return 1;
+}

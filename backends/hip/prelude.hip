@@ -96,6 +96,11 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 #define kiln_barrier() __syncthreads()
 #define kiln_barrier32() __syncthreads()
 #define kiln_fence() __threadfence()
+/* a flag word one work-group publishes and others poll (look-backs):
+ * volatile, seen at device scope (docs/kernel-language.md) */
+#define KILN_DEVICE_SCOPE_ORDER 1
+KILN_DEVICE uint32_t kiln_flag_load(volatile uint32_t *p) { return *p; }
+KILN_DEVICE void kiln_flag_store(volatile uint32_t *p, uint32_t v) { *p = v; }
 
 /* a product the compiler never fuses into a multiply-add (complex
  * multiplication: NumPy's infinities and NaNs) */

@@ -39,6 +39,7 @@ const kiln_backend_ops kiln_backend_opencl = {
     .function_get = kiln_opencl_function_get,
     .function_release = kiln_opencl_function_release,
     .function_limits = kiln_opencl_function_limits,
+    .device_scope_order = kiln_opencl_device_scope_order,
     .launch = kiln_opencl_launch,
     .compile_for_target = NULL, /* OpenCL compiles only for an opened device */
     .native_handles = kiln_opencl_native_handles,

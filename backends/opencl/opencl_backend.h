@@ -158,6 +158,9 @@ kiln_status kiln_opencl_function_get(kiln_backend_device *device,
                                      kiln_backend_function **function);
 void kiln_opencl_function_release(kiln_backend_device *device,
                                   kiln_backend_function *function);
+/* device_scope_order: while builds get the PTX (device->lane_shuffle:
+ * NVIDIA's platform, prelude.cl's KILN_DEVICE_SCOPE_ORDER). */
+int kiln_opencl_device_scope_order(kiln_backend_device *device);
 kiln_status kiln_opencl_function_limits(kiln_backend_device *device,
                                         kiln_backend_function *function,
                                         uint64_t *max_work_group_size,

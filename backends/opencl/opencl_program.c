@@ -320,6 +320,12 @@ void kiln_opencl_function_release(kiln_backend_device *device, kiln_backend_func
   free(function);
 }
 
+int kiln_opencl_device_scope_order(kiln_backend_device *device) {
+  /* the same PTX as the warp shuffle: NVIDIA's GPUs, whose resident
+   * work-groups keep running while one spins, as CUDA's blocks do */
+  return atomic_load(&device->lane_shuffle);
+}
+
 kiln_status kiln_opencl_function_limits(kiln_backend_device *device,
                                         kiln_backend_function *function,
                                         uint64_t *max_work_group_size,

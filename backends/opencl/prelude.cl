@@ -67,6 +67,12 @@ KILN_DEVICE int64_t kiln_num_groups(int d) { return (int64_t)get_num_groups((uin
 #define kiln_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define kiln_barrier32() barrier(CLK_LOCAL_MEM_FENCE)
 #define kiln_fence() mem_fence(CLK_GLOBAL_MEM_FENCE)
+/* A flag word one work-group publishes and others poll (look-backs):
+ * volatile accesses; OpenCL 1.2 does not say when another work-group sees
+ * them, so KILN_DEVICE_SCOPE_ORDER (they are seen at device scope) is
+ * defined only where the backend knows better (NVIDIA's PTX, below). */
+KILN_DEVICE uint32_t kiln_flag_load(volatile __global uint32_t *p) { return *p; }
+KILN_DEVICE void kiln_flag_store(volatile __global uint32_t *p, uint32_t v) { *p = v; }
 
 /* A value of the work-item d places later in the warp (docs/kernel-
  * language.md): OpenCL 1.2 has no warp shuffle, but NVIDIA's OpenCL
@@ -111,6 +117,30 @@ KILN_DEVICE uint kiln_lane_ballot(int pred) {
   asm volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
                : "=r"(r) : "r"(pred));
   return r;
+}
+/* Device-scope ordering through PTX, as CUDA's: OpenCL 1.2's mem_fence
+ * orders one work-item's accesses only (NVIDIA's compiles it to a
+ * work-group fence), so kiln_fence is PTX's device-scope membar.gl
+ * (__threadfence), and flag words are loaded and stored by ld/st.volatile,
+ * which bypass the incoherent L1 (a look-back then sees what another
+ * work-group published). kiln_barrier32 is the warp's barrier
+ * (__syncwarp: bar.warp.sync orders the warp's memory accesses too) where
+ * OpenCL has only the whole work-group's. The backend says so to core
+ * (kiln_backend_ops.device_scope_order) while these builds get the PTX. */
+#define KILN_DEVICE_SCOPE_ORDER 1
+#undef kiln_fence
+#define kiln_fence() asm volatile("membar.gl;" ::: "memory")
+#undef kiln_barrier32
+#define kiln_barrier32() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+#define kiln_flag_load kiln_flag_load_ptx
+#define kiln_flag_store kiln_flag_store_ptx
+KILN_DEVICE uint32_t kiln_flag_load_ptx(volatile __global uint32_t *p) {
+  uint r;
+  asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(r) : "l"((ulong)p) : "memory");
+  return r;
+}
+KILN_DEVICE void kiln_flag_store_ptx(volatile __global uint32_t *p, uint32_t v) {
+  asm volatile("st.volatile.global.u32 [%0], %1;" : : "l"((ulong)p), "r"(v) : "memory");
 }
 #endif
 

@@ -5,6 +5,7 @@
 
 #include "core/codegen/elementwise.h"
 #include "core/codegen/scan_line.h"
+#include "core/runtime/device_order.h"
 #include "core/runtime/log.h"
 #include "core/sort/sort_internal.h"
 
@@ -118,12 +119,25 @@ kiln_backend_arg kiln_sort_arg_scalar(const void *value, size_t size) {
 /* The look-back's tile statuses hold a count in 30 bits. */
 #define LOOKBACK_MAX_KEYS ((int64_t)1 << 30)
 
+/* Whether the scan's path was forced ($KILN_SCAN or the tests' switch):
+ * kiln_scan_explain_path says so. */
+static int scan_path_forced(const kiln_context *ctx) {
+  char why[256];
+  return kiln_scan_explain_path(ctx, why, sizeof why) == KILN_OK && strstr(why, "forced");
+}
+
 kiln_status kiln_sort_choose_path(kiln_context *ctx, int64_t n, int *lookback) {
   /* One decision with the scan's look-back (core/codegen/scan_line.c):
    * the same forward-progress and visibility question, the same switch
-   * ($KILN_SCAN, kiln_scan_force_path). */
+   * ($KILN_SCAN, kiln_scan_force_path). Also, where the scan does not
+   * take it by itself, any device with device-scope ordering
+   * (kiln_device_lookback_safe: NVIDIA's OpenCL through PTX); the scan's
+   * own choice may come to ask the same (then this adds nothing). */
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, KILN_UINT32, &path));
+  if (path != KILN_SCAN_PATH_LOOKBACK && kiln_device_lookback_safe(ctx) &&
+      !scan_path_forced(ctx))
+    path = KILN_SCAN_PATH_LOOKBACK;
   *lookback = path == KILN_SCAN_PATH_LOOKBACK && n < LOOKBACK_MAX_KEYS;
   static atomic_int logged = 0; /* once per process and path */
   int bit = *lookback ? 1 : 2;
@@ -210,21 +224,23 @@ static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, const kiln
   kiln_program *histogram = NULL, *bases = NULL;
   KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_histogram_all", kb, vb, off_bytes, T, &histogram));
   KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_digit_bases", kb, vb, off_bytes, T, &bases));
-  /* (and one word more: the floats' count of work-groups that saw a NaN or -0.0) */
-  KILN_RETURN_IF_ERROR(
-      alloc_1d(ctx, stream, KILN_UINT32, 2 * SORT_RADIX * npasses + 1, &st->hist));
+  /* (and after the counts the floats' words: the parts that saw a NaN or
+   * -0.0, then 3 counts per part; radix_sort.kl's SORT_SPECIALS_AT) */
+  int64_t ranges = streaming_groups(ctx, ntiles);
+  KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32,
+                                2 * SORT_RADIX * npasses + 1 + 3 * ranges, &st->hist));
   KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
                                 (SORT_RADIX + 1) * MAX_PASSES, &st->bases));
   static const uint32_t zero = 0;
   KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->hist, &zero, stream));
   int32_t begin = begin_bit;
-  kiln_backend_arg hist_args[7] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
+  kiln_backend_arg hist_args[8] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
                                    kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&begin, 4),
                                    kiln_sort_arg_scalar(&npasses, 4),
                                    kiln_sort_arg_scalar(&transform[0], 8),
-                                   kiln_sort_arg_scalar(&transform[1], 8)};
-  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, histogram, T,
-                                               streaming_groups(ctx, ntiles), 7, hist_args));
+                                   kiln_sort_arg_scalar(&transform[1], 8),
+                                   kiln_sort_arg_scalar(&ranges, 8)};
+  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, histogram, T, ranges, 8, hist_args));
   kiln_backend_arg bases_args[4] = {kiln_sort_arg_array(st->hist), kiln_sort_arg_array(st->bases),
                                     kiln_sort_arg_scalar(&n, 8),
                                     kiln_sort_arg_scalar(&npasses, 4)};
@@ -288,15 +304,18 @@ static kiln_status pass_lookback(kiln_context *ctx, kiln_stream *stream, kiln_pr
 
 /* The passes from src (through the kernels' sort_key_in with transform
  * {xor, fmask} as the first reads) into keys (sort_key_out as the last
- * writes), values in place. specials (floats, fmask not 0): set to 1, and
- * no pass run, when the input holds a NaN or a -0.0 (one word read back
- * after the histogram); NULL otherwise. Each pass writes
- * the other of keys and the scratch, the last one keys; src is read by
- * the first alone, so it may be keys itself or overlap it (an even number
- * of passes; an odd one writes the scratch first and copies back). */
+ * writes), values in place. Floats (fmask not 0; keys alone): the passes
+ * see every NaN as one and -0.0 as 0.0, and sort_place_specials then puts
+ * src's own NaNs and zeros in their places (a launch that returns at once
+ * when there are none: the choice is made on the device, nothing is read
+ * back), so src must still hold the input then. Each pass writes the other
+ * of keys and the scratch, the last one keys; src is read by the first
+ * alone (and the floats' last step), so for integers it may be keys itself
+ * or overlap it (an even number of passes; an odd one writes the scratch
+ * first and copies back). */
 static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
                                kiln_array *keys, kiln_array *values, int iota, int begin_bit,
-                               int end_bit, const uint64_t *transform, int *specials,
+                               int end_bit, const uint64_t *transform, int descending,
                                pass_state *st) {
   int64_t n = keys->size, ntiles = (n + T - 1) / T;
   int off_bytes = n > (int64_t)UINT32_MAX ? 8 : 4;
@@ -327,18 +346,6 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, const kil
                                   SORT_RADIX * ngroups, &st->counts));
   KILN_RETURN_IF_ERROR(
       sort_bases(ctx, stream, src, vb, off_bytes, begin_bit, npasses, transform, st));
-  if (specials) {
-    uint32_t seen = 0;
-    kiln_slice last = {2 * SORT_RADIX * npasses, KILN_NONE, KILN_NONE};
-    kiln_array *word = NULL;
-    if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
-    KILN_RETURN_IF_ERROR(kiln_array_slice(st->hist, 1, &last, &word));
-    kiln_status status = kiln_array_to_host(word, &seen, NULL);
-    kiln_array_release(word);
-    KILN_RETURN_IF_ERROR(status);
-    *specials = seen != 0;
-    if (seen) return KILN_OK;
-  }
   kiln_array *k[2] = {keys, st->keys_alt}, *v[2] = {values, st->values_alt};
   /* the first pass writes k[cur ^ 1]: the scratch when npasses is even */
   int cur = 0;
@@ -353,6 +360,19 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, const kil
       KILN_RETURN_IF_ERROR(pass_reduce_then_scan(ctx, stream, programs, from, v[cur],
                                                  k[cur ^ 1], v[cur ^ 1], tiles_per, ngroups,
                                                  shift, pass, iota32, xor, &transform[1], st));
+  }
+  if (transform[1] != 0) { /* floats: the NaNs and zeros of the input (an even number of
+                             * passes: the result is in keys already) */
+    kiln_program *place = NULL;
+    KILN_RETURN_IF_ERROR(
+        kiln_sort_program(ctx, "sort_place_specials", kb, vb, off_bytes, T, &place));
+    int64_t ranges = streaming_groups(ctx, ntiles);
+    int32_t desc = descending;
+    kiln_backend_arg args[7] = {kiln_sort_arg_array(src),        kiln_sort_arg_array(keys),
+                                kiln_sort_arg_array(st->hist),   kiln_sort_arg_scalar(&n, 8),
+                                kiln_sort_arg_scalar(&npasses, 4), kiln_sort_arg_scalar(&ranges, 8),
+                                kiln_sort_arg_scalar(&desc, 4)};
+    KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, place, T, ranges, 7, args));
   }
   if (cur == 0) return KILN_OK;
   /* an odd number of passes left the result in the scratch: copy it back */
@@ -406,14 +426,14 @@ kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_
   pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL};
   static const uint64_t none[2] = {0, 0};
   kiln_status status =
-      sort_passes(ctx, stream, keys, keys, values, iota, begin_bit, end_bit, none, NULL, &st);
+      sort_passes(ctx, stream, keys, keys, values, iota, begin_bit, end_bit, none, 0, &st);
   release_state(&st);
   return status;
 }
 
 kiln_status kiln_sort_keys_device(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
                                   kiln_array *dst, uint64_t xor_mask, uint64_t fmask, int bits,
-                                  int *specials) {
+                                  int descending) {
   KILN_CHECK_ARG(ctx);
   KILN_CHECK_ARG(src);
   KILN_CHECK_ARG(dst);
@@ -426,9 +446,23 @@ kiln_status kiln_sort_keys_device(kiln_context *ctx, kiln_stream *stream, const 
                           "than %d) and all their bits", KILN_SORT_TILE);
   pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL};
   uint64_t transform[2] = {xor_mask, fmask};
-  if (specials) *specials = 0;
-  kiln_status status = sort_passes(ctx, stream, src, dst, NULL, 0, 0, bits, transform,
-                                   fmask ? specials : NULL, &st);
+  kiln_array *copy = NULL;
+  kiln_status status = KILN_OK;
+  if (fmask && dst->buffer == src->buffer) {
+    /* floats in place: sort_place_specials reads the input after the
+     * passes have overwritten it, so the passes read a copy (one more n of
+     * scratch for this case only) */
+    kiln_backend_stream *bs = NULL;
+    status = alloc_1d(ctx, stream, src->dtype, src->size, &copy);
+    if (status == KILN_OK) status = kiln_stream_backend(ctx, stream, &bs);
+    if (status == KILN_OK)
+      status = ctx->ops->copy_d2d(ctx->device, bs, copy->buffer->handle, 0, src->buffer->handle,
+                                  (uint64_t)src->offset, (size_t)src->size * (size_t)kb);
+    src = copy;
+  }
+  if (status == KILN_OK)
+    status = sort_passes(ctx, stream, src, dst, NULL, 0, 0, bits, transform, descending, &st);
   release_state(&st);
+  kiln_array_release(copy);
   return status;
 }

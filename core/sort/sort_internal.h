@@ -74,8 +74,8 @@ int kiln_sort_keys_alone(kiln_dtype dtype, int64_t n);
  * into dst (C-contiguous, src's dtype and size; it may be src itself) by
  * their keys alone: radix passes over the keys without values, no
  * permutation, no gather. 32- and 64-bit integers and floats go straight
- * from src to dst (kiln_sort_keys_device); floats holding a NaN or a -0.0
- * then take the permutation and a gather instead; 8- and 16-bit integers
+ * from src to dst (kiln_sort_keys_device, NaNs and -0.0 included); 8- and
+ * 16-bit integers
  * go through keys made (sort_make_keys) and made back
  * (sort_unmake_keys). */
 kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, const kiln_array *dst);
@@ -136,14 +136,15 @@ kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_
  * xor_mask the sign bit, every bit more when descending) negatives are
  * inverted first. The transform is done as the first pass reads (and the
  * histogram counts) and undone as the last one writes, so no pass of its
- * own makes or unmakes keys. Floats (fmask not 0): that key orders -0.0
- * before 0.0 and NaNs by their bits, unlike NumPy, so when the input holds
- * a NaN or a -0.0 nothing is written and *specials is set to 1 (one word
- * read back after the histogram: the caller sorts by permutation
- * instead); else 0. Scratch: one more copy of the keys (pool). */
+ * own makes or unmakes keys. Floats: the key makes every NaN one NaN and
+ * -0.0 0.0 (NumPy's order: equal, kept in input order, NaNs last; first
+ * when descending, which the caller says), and one more launch writes the
+ * input's own NaNs and zeros over theirs in input order, when the
+ * histogram saw a NaN or a -0.0 (decided on the device: no host round
+ * trip). Scratch: one more copy of the keys (pool); floats in place, two. */
 kiln_status kiln_sort_keys_device(kiln_context *ctx, kiln_stream *stream, const kiln_array *src,
                                   kiln_array *dst, uint64_t xor_mask, uint64_t fmask, int bits,
-                                  int *specials);
+                                  int descending);
 
 /* Whether the global passes over n keys take Onesweep's look-back
  * (*lookback 1) or reduce-then-scan (0): the scan's choice for the device

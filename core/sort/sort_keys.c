@@ -196,31 +196,8 @@ kiln_status kiln_sort_values_by_keys(const kiln_sort_job *job, const kiln_array 
      * one or a float (whose negatives are inverted: fmask) */
     uint64_t sign = (uint64_t)1 << (f.bits - 1), all = f.bits == 64 ? ~(uint64_t)0 : 2 * sign - 1;
     uint64_t xor_mask = f.kind == KILN_SORT_KIND_UINT32 || f.kind == KILN_SORT_KIND_UINT64 ? 0 : sign;
-    int specials = 0;
-    KILN_RETURN_IF_ERROR(kiln_sort_keys_device(ctx, job->stream, job->src, (kiln_array *)dst,
-                                               xor_mask ^ flip, floats ? all ^ sign : 0,
-                                               f.bits, &specials));
-    if (!specials) return KILN_OK;
-    /* NaNs or -0.0: NumPy's order keeps their input order and bits, which
-     * the keys alone cannot: the permutation, then a gather */
-    kiln_array *perm = NULL, *tmp = NULL;
-    /* (an output in the input's buffer, as an in-place sort: through a
-     * temporary, the gather reading what it would overwrite) */
-    int through = dst->buffer == job->src->buffer;
-    kiln_status status = kiln_sort_permutation(job, &perm);
-    if (status == KILN_OK && through) status = kiln_array_alloc(ctx, dst->dtype, 1, &n, &tmp);
-    if (status == KILN_OK && through) status = kiln_buffer_use_on_stream(tmp->buffer, job->stream);
-    if (status == KILN_OK)
-      status = kiln_sort_gather(ctx, job->stream, job->src, perm, through ? tmp : dst, NULL, 0);
-    kiln_backend_stream *bs = NULL;
-    if (status == KILN_OK && through) status = kiln_stream_backend(ctx, job->stream, &bs);
-    if (status == KILN_OK && through)
-      status = ctx->ops->copy_d2d(ctx->device, bs, dst->buffer->handle, (uint64_t)dst->offset,
-                                  tmp->buffer->handle, (uint64_t)tmp->offset,
-                                  (size_t)n * kiln_dtype_size(dst->dtype));
-    kiln_array_release(tmp);
-    kiln_array_release(perm);
-    return status;
+    return kiln_sort_keys_device(ctx, job->stream, job->src, (kiln_array *)dst, xor_mask ^ flip,
+                                 floats ? all ^ sign : 0, f.bits, job->descending);
   }
   kiln_array *keys = NULL;
   kiln_status status =

@@ -769,8 +769,8 @@ static kiln_status scenario_sort_keys(kiln_context *ctx, int *correct) {
 }
 
 /* kiln_sort of host_x (N float32, no NaN or -0.0) into host memory: the
- * keys-alone passes straight from the input to the output, with the word
- * read back after the histogram (whether NaNs or -0.0 are present). */
+ * keys-alone passes straight from the input to the output, then the launch
+ * that puts NaNs and zeros in place (it finds none here). */
 static int compare_floats(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
   return (x > y) - (x < y);
