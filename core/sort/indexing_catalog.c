@@ -1,8 +1,9 @@
 /* core/sort/indexing_catalog.c: the programs of searchsorted, bincount,
  * histogram, take/put and the mask calls for the catalog of generated
  * kernels (core/catalog), so that CI compiles them with NVRTC and hiprtc:
- * searchsorted for every dtype, the movers for every element size, and
- * the counting kernel's kinds over representative dtypes. */
+ * searchsorted and unique's run flags for every dtype, the movers for
+ * every element size, and the counting kernel's kinds over representative
+ * dtypes. */
 #include <stdio.h>
 
 #include "core/sort/indexing_internal.h"
@@ -46,6 +47,13 @@ kiln_status kiln_indexing_catalog_add(kiln_catalog *catalog) {
     kiln_status status = kiln_strbuf_status(&defines);
     if (status == KILN_OK) status = add(catalog, name, kiln_strbuf_text(&defines), kiln_builtin_search);
     kiln_strbuf_free(&defines);
+    KILN_RETURN_IF_ERROR(status);
+    kiln_strbuf keys = {0};
+    kiln_ix_key_defines((kiln_dtype)d, &keys);
+    snprintf(name, sizeof name, "unique flags %s", kiln_dtype_name((kiln_dtype)d));
+    status = kiln_strbuf_status(&keys);
+    if (status == KILN_OK) status = add(catalog, name, kiln_strbuf_text(&keys), kiln_builtin_unique);
+    kiln_strbuf_free(&keys);
     KILN_RETURN_IF_ERROR(status);
   }
   const kiln_dtype sizes[] = {KILN_UINT8, KILN_UINT16, KILN_UINT32, KILN_UINT64, KILN_COMPLEX128};
