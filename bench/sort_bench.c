@@ -10,7 +10,8 @@
  *   unique int32     kiln_unique of n int32 with n / 100 distinct values
  * Each: device time between two events around one call, median of
  * `repeats` after warm-up (unique waits for its count: wall time). Usage:
- * sort_bench [n [repeats]] (defaults 1e8, 10). */
+ * sort_bench [n [repeats [only]]] (defaults 1e8, 10; only: time just the
+ * rows whose name contains that text, e.g. "unique"). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,9 +120,11 @@ int main(int argc, char **argv) {
              {ROWS, "sort rows float32 axis=1", KILN_FLOAT32, 2, 3.62},
              {UNIQUE, "unique int32 (n/100 distinct)", KILN_INT32, 0, 4.93}};
   int at_issue_size = n == 100000000;
+  const char *only = argc > 3 ? argv[3] : NULL;
   printf("%-30s %10s %12s %14s\n", "operation", "kiln ms", "Mkeys/s",
          at_issue_size ? "CuPy H100 ms" : "");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    if (i > 0 && only && !strstr(ops[i].name, only)) continue;
     job j = {ctx, ops[i].op, NULL, NULL};
     int64_t count = ops[i].size == 0 ? n : ops[i].size == 1 ? small : rows_n;
     int ndim = ops[i].size == 2 ? 2 : 1;

@@ -71,6 +71,44 @@ static void test_take_flat(kiln_context *ctx) {
   }
 }
 
+/* A take longer than three times a GPU's grid (move.kl's kiln_take_flat
+ * gathers TAKE_BATCH elements per trip there, then the one-index loop
+ * takes the rest), for 4- and 16-byte elements and each mode; GPUs only
+ * (CPU devices run one element per work-item: nothing batched to test, and
+ * 2^23 elements are slow on PoCL). */
+static void test_take_large(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  if (info.type == KILN_DEVICE_CPU) {
+    harness_skip("the batched gather runs on GPUs only (%s is a CPU device)", info.name);
+    return;
+  }
+  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_COMPLEX128, KILN_INT8};
+  for (int t = 0; t < 3; t++) {
+    kiln_dtype d = dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    int64_t n = 1000003, ni = ((int64_t)1 << 23) + 13;
+    kiln_index_mode mode = (kiln_index_mode)t;
+    char *a = random_data(d, n), *got = malloc((size_t)ni * item);
+    int64_t *idx = random_indices(ni, n, mode);
+    kiln_array *out = NULL;
+    CHECK_OK(kiln_take(ctx, kiln_operand_host(a, d, 1, &n, NULL),
+                       kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL), KILN_AXIS_FLAT, mode,
+                       kiln_operand_new(&out), NULL));
+    if (out) CHECK_OK(kiln_array_to_host(out, got, NULL));
+    int64_t bad = -1;
+    for (int64_t k = 0; out && k < ni && bad < 0; k++)
+      if (memcmp(got + k * (int64_t)item, a + resolve(idx[k], n, mode) * (int64_t)item, item))
+        bad = k;
+    CHECK_MSG(bad < 0, "take of %lld %s, mode %d: element %lld differs", (long long)ni,
+              kiln_dtype_name(d), (int)mode, (long long)bad);
+    kiln_array_release(out);
+    free(idx);
+    free(got);
+    free(a);
+  }
+}
+
 /* Along each axis of a 3-D array, 2-D indices, into a host output. */
 static void test_take_axis(kiln_context *ctx) {
   const kiln_dtype dtypes[] = {KILN_COMPLEX128, KILN_INT16, KILN_FLOAT32};
@@ -291,6 +329,53 @@ static void test_put_last_wins(kiln_context *ctx) {
     free(idx);
     free(a);
     free(v);
+  }
+  kiln_stream_release(stream);
+}
+
+/* Sparse puts with repeats (fewer positions than an eighth of the array:
+ * take.c's claim then writes where each position won, where dense puts
+ * take the packed claim or the winners pass, which test_put_last_wins
+ * covers): the last value in index order, every element size, a device
+ * array on a stream and host memory. */
+static void test_put_sparse(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_INT8, KILN_FLOAT16, KILN_FLOAT32, KILN_INT64, KILN_COMPLEX128};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  for (int t = 0; t < 5; t++) {
+    kiln_dtype d = dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    int64_t n = 20011, ni = 997, nv = t % 2 ? ni : 7;
+    kiln_index_mode mode = (kiln_index_mode)(t % 3);
+    char *a = random_data(d, n), *v = random_data(d, nv), *want = malloc((size_t)n * item);
+    int64_t *idx = malloc((size_t)ni * sizeof *idx);
+    for (int64_t k = 0; k < ni; k++) /* 61 targets spread over the array, each ~16 times */
+      idx[k] = (int64_t)(harness_rand_u64() % 61) * 331 - (k % 2 ? n : 0);
+    memcpy(want, a, (size_t)n * item);
+    for (int64_t k = 0; k < ni; k++)
+      memcpy(want + resolve(idx[k], n, KILN_INDEX_RAISE) * (int64_t)item,
+             v + (k % nv) * (int64_t)item, item);
+    if (mode == KILN_INDEX_CLIP) /* clip takes no negative index */
+      for (int64_t k = 0; k < ni; k++) idx[k] = resolve(idx[k], n, KILN_INDEX_RAISE);
+    if (t % 2) {
+      kiln_array *av = NULL;
+      REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
+      CHECK_OK(kiln_put(ctx, kiln_operand_array(av), kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                        kiln_operand_host(v, d, 1, &nv, NULL), mode, stream));
+      CHECK_OK(kiln_stream_synchronize(ctx, stream));
+      CHECK_OK(kiln_array_to_host(av, a, NULL));
+      kiln_array_release(av);
+    } else {
+      CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL),
+                        kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                        kiln_operand_host(v, d, 1, &nv, NULL), mode, NULL));
+    }
+    CHECK_MSG(memcmp(a, want, (size_t)n * item) == 0, "sparse put %s mode %d: not the last value",
+              kiln_dtype_name(d), (int)mode);
+    free(idx);
+    free(a);
+    free(v);
+    free(want);
   }
   kiln_stream_release(stream);
 }
@@ -524,8 +609,10 @@ static const harness_test tests[] = {
     {"take_flat", test_take_flat},
     {"take_axis", test_take_axis},
     {"take_bad_input", test_take_bad_input},
+    {"take_large", test_take_large},
     {"put", test_put},
     {"put_last_wins", test_put_last_wins},
+    {"put_sparse", test_put_sparse},
     {"take_along_axis", test_take_along_axis},
     {"put_along_axis", test_put_along_axis},
     {"mask_select", test_mask_select},

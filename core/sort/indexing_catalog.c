@@ -61,6 +61,13 @@ kiln_status kiln_indexing_catalog_add(kiln_catalog *catalog) {
     kiln_ix_word_defines(sizes[i], words, sizeof words);
     snprintf(name, sizeof name, "take/put, %zu-byte elements", kiln_dtype_size(sizes[i]));
     KILN_RETURN_IF_ERROR(add(catalog, name, words, kiln_builtin_move));
+    if (kiln_ix_words(sizes[i]) > 1 || kiln_dtype_size(sizes[i]) > 4) continue;
+    /* put's packed claim (core/sort/take.c), for elements of up to 4 bytes */
+    char packed[160];
+    snprintf(packed, sizeof packed, "%s#define PUT_PACKED 1\n", words);
+    snprintf(name, sizeof name, "take/put, %zu-byte elements, packed claim",
+             kiln_dtype_size(sizes[i]));
+    KILN_RETURN_IF_ERROR(add(catalog, name, packed, kiln_builtin_move));
   }
   /* the kinds over representative dtypes, each with the counts it can
    * have: uint32 in local memory (256 and 8192 bins) or global, uint64,
