@@ -15,7 +15,8 @@
  * reference): median of 10 timed calls after a warm-up, each call waited
  * for. CuPy's figures of the same problems come from bench/search_peers.py.
  * Usage: search_bench [n [only]]   (default 1e8 on GPUs, 1e6 on CPU devices;
- * only: time just the rows whose name contains that text, e.g. "put") */
+ * only: time just the rows whose name contains one of these comma-separated
+ * texts, e.g. "take,put") */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -156,7 +157,7 @@ int main(int argc, char **argv) {
          at_issue_size ? "kiln/goal" : "");
   double copy = 0;
   for (int w = 0; w < 8; w++) {
-    if (w > 0 && only && !strstr(rows[w].name, only)) continue;
+    if (w > 0 && only && !bench_name_matches(rows[w].name, only)) continue;
     double ms = timed(&p, w);
     if (w == 0) copy = ms;
     printf("%-22s  %10.3f %8.2f", rows[w].name, ms, ms / copy);

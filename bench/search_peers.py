@@ -60,7 +60,7 @@ def cupy_times(n, repeats):
 
     rows = []
     for name, f in problems(cp, n):
-        if name != "copy n float32" and ONLY and ONLY not in name:
+        if name != "copy n float32" and ONLY and not any(o in name for o in ONLY):
             continue
         rows.append((name, cupy_median_ms(cp, f, repeats)))
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
@@ -70,7 +70,7 @@ def cupy_times(n, repeats):
 def numpy_times(n, repeats):
     rows = []
     for name, f in problems(np, n):
-        if name != "copy n float32" and ONLY and ONLY not in name:
+        if name != "copy n float32" and ONLY and not any(o in name for o in ONLY):
             continue
         f()
         ms = []
@@ -82,7 +82,9 @@ def numpy_times(n, repeats):
     report(f"NumPy {np.__version__} on the CPU: n {n}, median of {repeats}", rows)
 
 
-ONLY = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--only=")), None)
+# --only=a,b: the rows whose name contains a or b
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--only=")),
+            None)
 
 
 def main():

@@ -11,7 +11,8 @@
  * Each: device time between two events around one call, median of
  * `repeats` after warm-up (unique waits for its count: wall time). Usage:
  * sort_bench [n [repeats [only]]] (defaults 1e8, 10; only: time just the
- * rows whose name contains that text, e.g. "unique"). */
+ * rows whose name contains one of these comma-separated texts, e.g.
+ * "unique"). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
   printf("%-30s %10s %12s %14s\n", "operation", "kiln ms", "Mkeys/s",
          at_issue_size ? "CuPy H100 ms" : "");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-    if (i > 0 && only && !strstr(ops[i].name, only)) continue;
+    if (i > 0 && only && !bench_name_matches(ops[i].name, only)) continue;
     job j = {ctx, ops[i].op, NULL, NULL};
     int64_t count = ops[i].size == 0 ? n : ops[i].size == 1 ? small : rows_n;
     int ndim = ops[i].size == 2 ? 2 : 1;

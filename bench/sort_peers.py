@@ -29,11 +29,13 @@ def args():
     return n, repeats, "--numpy" in sys.argv
 
 
-ONLY = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--only=")), None)
+# --only=a,b: the rows whose name contains a or b
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--only=")),
+            None)
 
 
 def wanted(label):
-    return label.startswith("copy") or not ONLY or ONLY in label
+    return label.startswith("copy") or not ONLY or any(o in label for o in ONLY)
 
 
 def workloads(xp, n, rng):
