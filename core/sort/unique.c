@@ -114,6 +114,7 @@ static kiln_status unique_by_permutation(kiln_context *ctx, kiln_operand output,
   kiln_sort_job job = {.ctx = ctx, .stream = stream, .src = src, .row_len = n > 0 ? n : 1,
                        .nseg = n > 0, .max_segment = n};
   KILN_RETURN_IF_ERROR(kiln_sort_permutation(&job, &st->perm));
+  int perm_bytes = (int)kiln_dtype_size(st->perm->dtype);
   if (n > 0) {
     kiln_sort_key_format f = kiln_sort_key_format_of(dtype);
     KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_INT64, n, &st->flags));
@@ -122,7 +123,7 @@ static kiln_status unique_by_permutation(kiln_context *ctx, kiln_operand output,
                                      kiln_sort_arg_array(st->flags), kiln_sort_arg_scalar(&n, 8),
                                      kiln_sort_arg_scalar(&kind, 4),
                                      kiln_sort_arg_scalar(&words, 4)};
-    KILN_RETURN_IF_ERROR(launch(ctx, stream, "sort_unique_flags", (int)kiln_dtype_size(st->perm->dtype), n, 6, flag_args));
+    KILN_RETURN_IF_ERROR(launch(ctx, stream, "sort_unique_flags", perm_bytes, n, 6, flag_args));
     KILN_RETURN_IF_ERROR(kiln_ufunc_builtin(ctx, "add", &st->add));
     KILN_RETURN_IF_ERROR(kiln_ufunc_scan(st->add, kiln_operand_array(st->flags),
                                          kiln_operand_new(&st->ids), NULL, stream));
@@ -155,7 +156,7 @@ static kiln_status unique_by_permutation(kiln_context *ctx, kiln_operand output,
         kiln_sort_arg_scalar(&itemsize, 4),
         kiln_sort_arg_scalar(&want_first, 4),
         kiln_sort_arg_scalar(&want_inverse, 4)};
-    KILN_RETURN_IF_ERROR(launch(ctx, stream, "sort_unique_scatter", (int)kiln_dtype_size(st->perm->dtype), n, 12, args));
+    KILN_RETURN_IF_ERROR(launch(ctx, stream, "sort_unique_scatter", perm_bytes, n, 12, args));
     if (counts) {
       kiln_backend_arg count_args[4] = {kiln_sort_arg_array(st->starts),
                                         kiln_sort_arg_array(st->counts),
