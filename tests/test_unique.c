@@ -234,8 +234,7 @@ static void check_call(kiln_context *ctx, const void *data, kiln_dtype dt, int64
  * float64) and above one scan tile (4096: several compaction tiles). */
 static void test_every_dtype(kiln_context *ctx) {
   static const int64_t sizes[] = {0, 1, 2, 17, 1031, 4099, 5003};
-  static const int wants[] = {1, WANT_COUNTS, WANT_INDEX, WANT_COUNTS | WANT_INDEX | WANT_INVERSE,
-                              WANT_INVERSE};
+  static const int wants[] = {1, WANT_COUNTS, WANT_INDEX, WANT_COUNTS | WANT_INDEX | WANT_INVERSE};
   for (int d = 0; d < NDTYPES; d++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
       void *data = make_data(all_dtypes[d], sizes[s], 80, 1);
