@@ -7,12 +7,16 @@
  *   bincount      n int32 values into 1e6 bins (n/100 on small n)
  *   take          n float32 at n random int64 indices
  *   put (scatter) n float32 to a random permutation of n int64 indices
+ *   put with repeats: n float32 to the n random indices of take (NumPy's
+ *                 last value wins: core/sort/take.c's claim)
  *   a[a > 0]      n float32, half positive (mask select)
  *
  * beside a device copy of n float32 in the same process (the memory-speed
  * reference): median of 10 timed calls after a warm-up, each call waited
  * for. CuPy's figures of the same problems come from bench/search_peers.py.
- * Usage: search_bench [n]   (default 1e8 on GPUs, 1e6 on CPU devices) */
+ * Usage: search_bench [n [only]]   (default 1e8 on GPUs, 1e6 on CPU devices;
+ * only: time just the rows whose name contains one of these comma-separated
+ * texts, e.g. "take,put") */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -58,7 +62,11 @@ static double timed(problem *p, int which) {
         BENCH_CHECK(kiln_put(p->ctx, kiln_operand_array(p->out), kiln_operand_array(p->perm),
                              kiln_operand_array(p->data), KILN_INDEX_WRAP, NULL));
         break;
-      case 6: {
+      case 6:
+        BENCH_CHECK(kiln_put(p->ctx, kiln_operand_array(p->out), kiln_operand_array(p->indices),
+                             kiln_operand_array(p->data), KILN_INDEX_WRAP, NULL));
+        break;
+      case 7: {
         kiln_ufunc *greater = NULL;
         kiln_array *mask = NULL;
         BENCH_CHECK(kiln_ufunc_builtin(p->ctx, "greater", &greater));
@@ -141,13 +149,15 @@ int main(int argc, char **argv) {
   } rows[] = {{"copy n float32", 0, 0},          {"searchsorted n/10 in n", 2.45, 2.45},
               {"histogram 256 bins", 1.28, 1.28}, {"bincount n", 11.47, 11.47 / 2},
               {"take n random", 3.55, 3.55},     {"put n, permutation", 7.60, 7.60},
-              {"a[a > 0]", 1.87, 1.87}};
+              {"put n, with repeats", 0, 0}, {"a[a > 0]", 1.87, 1.87}};
+  const char *only = argc > 2 ? argv[2] : NULL;
   int at_issue_size = n == 100000000;
   printf("%-22s  %10s %8s %14s %10s %10s\n", "operation", "kiln ms", "x copy",
          at_issue_size ? "CuPy H100 ms" : "", at_issue_size ? "goal ms" : "",
          at_issue_size ? "kiln/goal" : "");
   double copy = 0;
-  for (int w = 0; w < 7; w++) {
+  for (int w = 0; w < 8; w++) {
+    if (w > 0 && only && !bench_name_matches(rows[w].name, only)) continue;
     double ms = timed(&p, w);
     if (w == 0) copy = ms;
     printf("%-22s  %10.3f %8.2f", rows[w].name, ms, ms / copy);

@@ -6,12 +6,14 @@ docs/indexing.md):
   searchsorted of n/10 float32 queries in n sorted float32, histogram of n
   float32 into 256 bins over [-1, 1], bincount of n int32 into 1e6 bins
   (n/100 + 1 below n = 1e8),
-  take at n random int64 indices, put (scatter) to a permutation, and
+  take at n random int64 indices, put (scatter) to a permutation and to
+  the random indices (repeats: CuPy keeps any one of them), and
   x[x > 0] (compare included), beside a device copy of n float32.
 
 CuPy (CUDA) where importable: device time between CUDA events, median of
 `repeats` after warm-up. NumPy on the CPU always (wall time), the
-reference for PoCL. Usage: search_peers.py [n [repeats]]; n defaults to
+reference for PoCL. Usage: search_peers.py [n [repeats]] [--only=text]
+(only the rows whose name contains text, and the copy); n defaults to
 1e8 for CuPy and 1e7 for NumPy (n sets both; NumPy at most 1e7, whose
 CPU times at 1e8 take minutes).
 """
@@ -40,6 +42,7 @@ def problems(xp, n, seed=7):
         ("bincount n", lambda: xp.bincount(ints)),
         ("take n random", lambda: xp.take(data, idx)),
         ("put n, permutation", lambda: xp.put(out, perm, data)),
+        ("put n, with repeats", lambda: xp.put(out, idx, data)),
         ("a[a > 0]", lambda: data[data > 0]),
     ]
 
@@ -57,6 +60,8 @@ def cupy_times(n, repeats):
 
     rows = []
     for name, f in problems(cp, n):
+        if name != "copy n float32" and ONLY and not any(o in name for o in ONLY):
+            continue
         rows.append((name, cupy_median_ms(cp, f, repeats)))
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     report(f"CuPy {cp.__version__} on {dev}: n {n}, median of {repeats}", rows)
@@ -65,6 +70,8 @@ def cupy_times(n, repeats):
 def numpy_times(n, repeats):
     rows = []
     for name, f in problems(np, n):
+        if name != "copy n float32" and ONLY and not any(o in name for o in ONLY):
+            continue
         f()
         ms = []
         for _ in range(repeats):
@@ -73,6 +80,11 @@ def numpy_times(n, repeats):
             ms.append((time.perf_counter() - t0) * 1e3)
         rows.append((name, statistics.median(ms)))
     report(f"NumPy {np.__version__} on the CPU: n {n}, median of {repeats}", rows)
+
+
+# --only=a,b: the rows whose name contains a or b
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--only=")),
+            None)
 
 
 def main():

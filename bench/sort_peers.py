@@ -10,7 +10,8 @@ same sizes, to put beside kiln's (docs/sorting.md):
   NumPy (CPU, for PoCL's figures): the same with kind='stable' at n / 10
   (--numpy), wall time.
 
-Usage: sort_peers.py [n [repeats]] [--numpy]   (defaults 1e8, 10)
+Usage: sort_peers.py [n [repeats]] [--numpy] [--only=text]   (defaults 1e8, 10;
+only: the rows whose name contains text, and the copy)
 Needs CuPy 14 for the GPU figures; NumPy 2.x.
 """
 import statistics
@@ -26,6 +27,15 @@ def args():
     n = int(float(nums[0])) if len(nums) > 0 else 100_000_000
     repeats = int(nums[1]) if len(nums) > 1 else 10
     return n, repeats, "--numpy" in sys.argv
+
+
+# --only=a,b: the rows whose name contains a or b
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--only=")),
+            None)
+
+
+def wanted(label):
+    return label.startswith("copy") or not ONLY or any(o in label for o in ONLY)
 
 
 def workloads(xp, n, rng):
@@ -63,6 +73,8 @@ def cupy_times(n, repeats):
     print(f"CuPy {cp.__version__} on {name}: n {n}, median of {repeats}")
     print(f"{'operation':30s} {'ms':>10s}")
     for label, f in workloads(cp, n, np.random.default_rng(1)):
+        if not wanted(label):
+            continue
         print(f"{label:30s} {cupy_median_ms(cp, f, repeats, warmup=2):10.3f}")
 
 
@@ -70,6 +82,8 @@ def numpy_times(n, repeats):
     print(f"NumPy {np.__version__} (CPU, kind='stable'): n {n}, wall time, median of {repeats}")
     print(f"{'operation':30s} {'ms':>10s}")
     for label, f in workloads(np, n, np.random.default_rng(1)):
+        if not wanted(label):
+            continue
         f()
         ms = []
         for _ in range(repeats):

@@ -71,6 +71,44 @@ static void test_take_flat(kiln_context *ctx) {
   }
 }
 
+/* A take longer than three times a GPU's grid (move.kl's kiln_take_flat
+ * gathers TAKE_BATCH elements per trip there, then the one-index loop
+ * takes the rest), for 4- and 16-byte elements and each mode; GPUs only
+ * (CPU devices run one element per work-item: nothing batched to test, and
+ * 2^23 elements are slow on PoCL). */
+static void test_take_large(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  if (info.type == KILN_DEVICE_CPU) {
+    harness_skip("the batched gather runs on GPUs only (%s is a CPU device)", info.name);
+    return;
+  }
+  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_COMPLEX128, KILN_INT8};
+  for (int t = 0; t < 3; t++) {
+    kiln_dtype d = dtypes[t];
+    size_t item = kiln_dtype_size(d);
+    int64_t n = 1000003, ni = ((int64_t)1 << 23) + 13;
+    kiln_index_mode mode = (kiln_index_mode)t;
+    char *a = random_data(d, n), *got = malloc((size_t)ni * item);
+    int64_t *idx = random_indices(ni, n, mode);
+    kiln_array *out = NULL;
+    CHECK_OK(kiln_take(ctx, kiln_operand_host(a, d, 1, &n, NULL),
+                       kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL), KILN_AXIS_FLAT, mode,
+                       kiln_operand_new(&out), NULL));
+    if (out) CHECK_OK(kiln_array_to_host(out, got, NULL));
+    int64_t bad = -1;
+    for (int64_t k = 0; out && k < ni && bad < 0; k++)
+      if (memcmp(got + k * (int64_t)item, a + resolve(idx[k], n, mode) * (int64_t)item, item))
+        bad = k;
+    CHECK_MSG(bad < 0, "take of %lld %s, mode %d: element %lld differs", (long long)ni,
+              kiln_dtype_name(d), (int)mode, (long long)bad);
+    kiln_array_release(out);
+    free(idx);
+    free(got);
+    free(a);
+  }
+}
+
 /* Along each axis of a 3-D array, 2-D indices, into a host output. */
 static void test_take_axis(kiln_context *ctx) {
   const kiln_dtype dtypes[] = {KILN_COMPLEX128, KILN_INT16, KILN_FLOAT32};
@@ -218,6 +256,39 @@ static void test_put(kiln_context *ctx) {
   CHECK_ERROR_CONTAINS("read-only");
 }
 
+/* Puts ni values (nv of them, taken in turn) at idx into n random elements
+ * of d (a device array on `stream`, or host memory when stream is NULL)
+ * and checks that the last value in index order won wherever targets
+ * repeat (the reference: the plain sequential loop). */
+static void check_put_last_wins(kiln_context *ctx, kiln_dtype d, int64_t n, const int64_t *idx,
+                                int64_t ni, int64_t nv, kiln_index_mode mode,
+                                kiln_stream *stream) {
+  size_t item = kiln_dtype_size(d);
+  char *a = random_data(d, n), *v = random_data(d, nv), *want = malloc((size_t)n * item);
+  memcpy(want, a, (size_t)n * item);
+  for (int64_t k = 0; k < ni; k++)
+    memcpy(want + resolve(idx[k], n, mode) * (int64_t)item, v + (k % nv) * (int64_t)item, item);
+  kiln_operand targets = kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL);
+  kiln_operand values = kiln_operand_host(v, d, 1, &nv, NULL);
+  if (stream) {
+    kiln_array *av = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
+    CHECK_OK(kiln_put(ctx, kiln_operand_array(av), targets, values, mode, stream));
+    CHECK_OK(kiln_stream_synchronize(ctx, stream));
+    CHECK_OK(kiln_array_to_host(av, a, NULL));
+    kiln_array_release(av);
+  } else {
+    CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL), targets, values, mode,
+                      NULL));
+  }
+  CHECK_MSG(memcmp(a, want, (size_t)n * item) == 0,
+            "put %s mode %d, %lld indices onto %lld elements: not the last value",
+            kiln_dtype_name(d), (int)mode, (long long)ni, (long long)n);
+  free(a);
+  free(v);
+  free(want);
+}
+
 /* Many sources onto few targets (clip and wrap fold them; raise repeats
  * explicitly): NumPy keeps the last value in index order. Work-items run
  * in no order on a GPU, so without move.kl's claim pass this differs
@@ -231,38 +302,13 @@ static void test_put_last_wins(kiln_context *ctx) {
   kiln_stream *stream = NULL;
   REQUIRE_OK(kiln_stream_create(ctx, &stream));
   for (int t = 0; t < 5; t++) {
-    kiln_dtype d = dtypes[t];
-    size_t item = kiln_dtype_size(d);
     for (int m = 0; m < 3; m++) {
       kiln_index_mode mode = (kiln_index_mode)m;
       int64_t n = sizes[(t + m) % 3], ni = counts[(t + 2 * m) % 3], nv = t % 2 ? ni : 1021;
-      char *a = random_data(d, n), *v = random_data(d, nv), *want = malloc((size_t)n * item);
       int64_t *idx = random_indices(ni, n, mode); /* raise: in [-n, n), repeated */
-      memcpy(want, a, (size_t)n * item);
-      for (int64_t k = 0; k < ni; k++)
-        memcpy(want + resolve(idx[k], n, mode) * (int64_t)item, v + (k % nv) * (int64_t)item,
-               item);
-      if (m == 1) { /* a device array on a stream */
-        kiln_array *av = NULL;
-        REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
-        CHECK_OK(kiln_put(ctx, kiln_operand_array(av),
-                          kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
-                          kiln_operand_host(v, d, 1, &nv, NULL), mode, stream));
-        CHECK_OK(kiln_stream_synchronize(ctx, stream));
-        CHECK_OK(kiln_array_to_host(av, a, NULL));
-        kiln_array_release(av);
-      } else {
-        CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL),
-                          kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
-                          kiln_operand_host(v, d, 1, &nv, NULL), mode, NULL));
-      }
-      CHECK_MSG(memcmp(a, want, (size_t)n * item) == 0,
-                "put %s mode %d, %lld indices onto %lld elements: not the last value",
-                kiln_dtype_name(d), m, (long long)ni, (long long)n);
+      /* m == 1: a device array on a stream */
+      check_put_last_wins(ctx, dtypes[t], n, idx, ni, nv, mode, m == 1 ? stream : NULL);
       free(idx);
-      free(a);
-      free(v);
-      free(want);
     }
   }
   /* put_along_axis: (6, 5) float64, 2000 indices per row along axis 1
@@ -291,6 +337,30 @@ static void test_put_last_wins(kiln_context *ctx) {
     free(idx);
     free(a);
     free(v);
+  }
+  kiln_stream_release(stream);
+}
+
+/* Sparse puts with repeats (fewer positions than an eighth of the array:
+ * take.c's claim then writes where each position won, where dense puts
+ * take the packed claim or the winners pass, which test_put_last_wins
+ * covers): the last value in index order, every element size, a device
+ * array on a stream and host memory. */
+static void test_put_sparse(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_INT8, KILN_FLOAT16, KILN_FLOAT32, KILN_INT64, KILN_COMPLEX128};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  for (int t = 0; t < 5; t++) {
+    int64_t n = 20011, ni = 997, nv = t % 2 ? ni : 7;
+    kiln_index_mode mode = (kiln_index_mode)(t % 3);
+    int64_t *idx = malloc((size_t)ni * sizeof *idx);
+    /* 61 targets spread over the array, each ~16 times; clip takes no
+     * negative index */
+    for (int64_t k = 0; k < ni; k++)
+      idx[k] = (int64_t)(harness_rand_u64() % 61) * 331 -
+               (k % 2 && mode != KILN_INDEX_CLIP ? n : 0);
+    check_put_last_wins(ctx, dtypes[t], n, idx, ni, nv, mode, t % 2 ? stream : NULL);
+    free(idx);
   }
   kiln_stream_release(stream);
 }
@@ -524,8 +594,10 @@ static const harness_test tests[] = {
     {"take_flat", test_take_flat},
     {"take_axis", test_take_axis},
     {"take_bad_input", test_take_bad_input},
+    {"take_large", test_take_large},
     {"put", test_put},
     {"put_last_wins", test_put_last_wins},
+    {"put_sparse", test_put_sparse},
     {"take_along_axis", test_take_along_axis},
     {"put_along_axis", test_put_along_axis},
     {"mask_select", test_mask_select},

@@ -1,5 +1,5 @@
 /* Builds every kernel variant of searching, counting and indexing
- * (kernels/builtin/search.kl, count.kl, move.kl as the catalog of
+ * (kernels/builtin/search.kl, count.kl, move.kl, unique.kl as the catalog of
  * generated kernels lists them: core/sort/indexing_catalog.c) with the
  * device of the backend under test, as at run time: on OpenCL through the
  * platform's own compiler in OpenCL C 1.2 (-cl-std=CL1.2), so that a
@@ -20,6 +20,7 @@
 static const char *entry_of(const char *name) {
   if (strncmp(name, "searchsorted", 12) == 0) return "kiln_searchsorted";
   if (strncmp(name, "count", 5) == 0) return "kiln_count";
+  if (strncmp(name, "unique", 6) == 0) return "kiln_unique_flags";
   return "kiln_take_flat";
 }
 

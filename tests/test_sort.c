@@ -795,24 +795,7 @@ static void test_bad_input(kiln_context *ctx) {
 
 /* ---- NumPy itself ------------------------------------------------------------ */
 
-/* The venv's python with NumPy 2 (KILN_NUMPY_VENV, else the checkout's
- * .venv-numpy, which ci/numpy-venv.sh makes), or NULL after printing why
- * the comparison is skipped. */
-static const char *numpy_python(void) {
-  static char py[1024];
-  const char *venv = getenv("KILN_NUMPY_VENV");
-  snprintf(py, sizeof py, "%s/bin/python", venv && *venv ? venv : KILN_SOURCE_DIR "/.venv-numpy");
-  char command[1200];
-  snprintf(command, sizeof command,
-           "'%s' -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(\".\")[0]) < 2)' "
-           ">/dev/null 2>&1", py);
-  if (system(command) != 0) {
-    harness_skip("no Python with NumPy 2 at %s (ci/numpy-venv.sh makes one; KILN_NUMPY_VENV "
-                 "names another)", py);
-    return NULL;
-  }
-  return py;
-}
+#include "numpy_python.h"
 
 /* argsort, sort and unique (with index, inverse and counts) of float32
  * with many repeats, NaNs, -0.0 and 0.0 against NumPy 2's own

@@ -129,6 +129,11 @@ KILN_DEVICE int64_t kiln_atomic_add_local_i64(int64_t *p, int64_t v) {
 KILN_DEVICE double kiln_atomic_add_local_f64(double *p, double v) { return atomicAdd(p, v); }
 /* the larger of *p and v into *p (put's last-wins claim, kernels/builtin/move.kl) */
 KILN_DEVICE int32_t kiln_atomic_max_i32(int32_t *p, int32_t v) { return atomicMax(p, v); }
+/* 64-bit: put's claim of a position and a value packed in one word */
+#define KILN_HAS_ATOMIC_MAX_U64 1
+KILN_DEVICE uint64_t kiln_atomic_max_u64(uint64_t *p, uint64_t v) {
+  return (uint64_t)atomicMax((unsigned long long *)p, (unsigned long long)v);
+}
 
 /* ---- math ----------------------------------------------------------------- */
 #define KILN_INFINITY __builtin_huge_valf()

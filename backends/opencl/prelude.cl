@@ -167,6 +167,28 @@ KILN_DEVICE uint32_t kiln_atomic_add_local_u32(volatile __local uint32_t *p, uin
 KILN_DEVICE int32_t kiln_atomic_max_i32(volatile __global int32_t *p, int32_t v) {
   return atomic_max(p, v);
 }
+/* 64-bit (put's claim of a position and a value packed in one word): the
+ * extension's atom_max, else a compare-and-swap loop over the base 64-bit
+ * atomics; neither: KILN_HAS_ATOMIC_MAX_U64 stays undefined */
+#if defined(cl_khr_int64_extended_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#define KILN_HAS_ATOMIC_MAX_U64 1
+KILN_DEVICE uint64_t kiln_atomic_max_u64(volatile __global uint64_t *p, uint64_t v) {
+  return atom_max(p, v);
+}
+#elif defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define KILN_HAS_ATOMIC_MAX_U64 1
+KILN_DEVICE uint64_t kiln_atomic_max_u64(volatile __global uint64_t *p, uint64_t v) {
+  uint64_t old = *p;
+  while (old < v) {
+    uint64_t seen = atom_cmpxchg(p, old, v);
+    if (seen == old) break;
+    old = seen;
+  }
+  return old;
+}
+#endif
 
 /* OpenCL 1.2 has no float atomics: compare-and-swap on the bits until no
  * other work-item changed the value in between. One definition for each

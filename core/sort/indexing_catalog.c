@@ -1,8 +1,9 @@
 /* core/sort/indexing_catalog.c: the programs of searchsorted, bincount,
  * histogram, take/put and the mask calls for the catalog of generated
  * kernels (core/catalog), so that CI compiles them with NVRTC and hiprtc:
- * searchsorted for every dtype, the movers for every element size, and
- * the counting kernel's kinds over representative dtypes. */
+ * searchsorted and unique's run flags for every dtype, the movers for
+ * every element size, and the counting kernel's kinds over representative
+ * dtypes. */
 #include <stdio.h>
 
 #include "core/sort/indexing_internal.h"
@@ -47,12 +48,26 @@ kiln_status kiln_indexing_catalog_add(kiln_catalog *catalog) {
     if (status == KILN_OK) status = add(catalog, name, kiln_strbuf_text(&defines), kiln_builtin_search);
     kiln_strbuf_free(&defines);
     KILN_RETURN_IF_ERROR(status);
+    kiln_strbuf keys = {0};
+    kiln_ix_key_defines((kiln_dtype)d, &keys);
+    snprintf(name, sizeof name, "unique flags %s", kiln_dtype_name((kiln_dtype)d));
+    status = kiln_strbuf_status(&keys);
+    if (status == KILN_OK) status = add(catalog, name, kiln_strbuf_text(&keys), kiln_builtin_unique);
+    kiln_strbuf_free(&keys);
+    KILN_RETURN_IF_ERROR(status);
   }
   const kiln_dtype sizes[] = {KILN_UINT8, KILN_UINT16, KILN_UINT32, KILN_UINT64, KILN_COMPLEX128};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     kiln_ix_word_defines(sizes[i], words, sizeof words);
     snprintf(name, sizeof name, "take/put, %zu-byte elements", kiln_dtype_size(sizes[i]));
     KILN_RETURN_IF_ERROR(add(catalog, name, words, kiln_builtin_move));
+    if (kiln_ix_words(sizes[i]) > 1 || kiln_dtype_size(sizes[i]) > 4) continue;
+    /* put's packed claim (core/sort/take.c), for elements of up to 4 bytes */
+    char packed[160];
+    snprintf(packed, sizeof packed, "%s#define PUT_PACKED 1\n", words);
+    snprintf(name, sizeof name, "take/put, %zu-byte elements, packed claim",
+             kiln_dtype_size(sizes[i]));
+    KILN_RETURN_IF_ERROR(add(catalog, name, packed, kiln_builtin_move));
   }
   /* the kinds over representative dtypes, each with the counts it can
    * have: uint32 in local memory (256 and 8192 bins) or global, uint64,

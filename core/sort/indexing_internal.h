@@ -227,6 +227,7 @@ kiln_status kiln_ix_min_max(kiln_context *ctx, kiln_stream *stream, const kiln_a
 extern const char kiln_builtin_search[];
 extern const char kiln_builtin_move[];
 extern const char kiln_builtin_count[];
+extern const char kiln_builtin_unique[];
 
 /* Appends the kernel families of this folder (every dtype's defines) to the
  * catalog of generated kernels. */

@@ -140,50 +140,164 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
 
 /* Source positions per claim chunk: below 2^31, so the winner of a
  * target (move.kl) fits an int32 and OpenCL 1.2's core atomic_max serves
- * (its 64-bit atom_max is an extension that devices may lack). */
+ * (its 64-bit atom_max is an extension that devices may lack), and the
+ * packed claim's (i + 1) << 32 fits 64 bits. */
 #define CLAIM_CHUNK ((int64_t)1 << 30)
+
+/* How a scatter whose targets may repeat keeps NumPy's last value
+ * (move.kl; docs/indexing.md). Each chunk of positions first claims its
+ * targets with an atomic max of the position, into scratch of a's size;
+ * then:
+ *   CHECKED  every position writes its target where it won: winner read
+ *            at random, a written at random (sparse puts: few positions);
+ *   WINNERS  one pass over a's targets writes each claimed one from its
+ *            winner's value: a gather of the values, a written in order;
+ *   PACKED   the claim is a 64-bit max of (position + 1) << 32 | the
+ *            value's bits (elements of at most 4 bytes, a device with a
+ *            64-bit atomic max), and one pass over a unpacks it: one random
+ *            access per position, as an unordered scatter.
+ * Dense puts (positions at least an eighth of a's size) take PACKED where
+ * it can run, else WINNERS; sparse ones CHECKED, whose cost does not grow
+ * with a's size beyond the scratch fill. KILN_PUT_FORM (a compile-time
+ * define: 0, 1, 2) fixes the form, for bench A/B runs. */
+typedef enum put_form { PUT_CHECKED = 0, PUT_WINNERS = 1, PUT_PACKED = 2 } put_form;
+
+static put_form choose_form(const kiln_array *a, int64_t n) {
+  int packable = kiln_ix_words(a->dtype) == 1 && kiln_dtype_size(a->dtype) <= 4;
+#ifdef KILN_PUT_FORM
+  if (KILN_PUT_FORM != PUT_PACKED || packable) return (put_form)KILN_PUT_FORM;
+  return PUT_WINNERS;
+#else
+  if (n < a->size / 8) return PUT_CHECKED;
+  return packable ? PUT_PACKED : PUT_WINNERS;
+#endif
+}
+
+/* move.kl's defines for dtype with the packed claim's kernels. */
+static void packed_defines(kiln_dtype dtype, char *out, size_t size) {
+  char words[128];
+  kiln_ix_word_defines(dtype, words, sizeof words);
+  snprintf(out, size, "%s#define PUT_PACKED 1\n", words);
+}
+
+/* Launches an entry of move.kl built with the packed claim's kernels. */
+static kiln_status move_packed(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype,
+                               const char *entry, int64_t n, kiln_ix_args *args) {
+  char defines[160];
+  packed_defines(dtype, defines, sizeof defines);
+  return kiln_ix_launch(ctx, stream, kiln_builtin_move, defines, entry, n, args);
+}
+
+/* Whether the device compiles the packed claim (move.kl's #error where it
+ * has no 64-bit atomic max: the form falls back to WINNERS). */
+static kiln_status packed_available(kiln_context *ctx, kiln_dtype dtype, const char *claim,
+                                    int *available) {
+  char defines[160];
+  packed_defines(dtype, defines, sizeof defines);
+  kiln_program *program = NULL;
+  kiln_status status = kiln_ix_program(ctx, kiln_builtin_move, defines, claim, &program);
+  *available = status == KILN_OK;
+  if (status != KILN_OK &&
+      strstr(kiln_last_error(), "need 64-bit atomics, which this device lacks"))
+    status = KILN_OK;
+  return status;
+}
+
+/* One chunk's claim and write in the chosen form (see above). params:
+ * the claim's and write's parameters before `first`; nvalues: the values'
+ * size (a position's value is values[k % nvalues]). */
+typedef struct scatter_job {
+  const kiln_array *a, *indices, *values;
+  const char *claim, *write; /* the CHECKED form's entries; + "_packed" */
+  int nparams;
+  const int64_t *params;
+  int64_t nvalues;
+} scatter_job;
+
+static kiln_status scatter_chunk(kiln_context *ctx, kiln_stream *stream, const scatter_job *j,
+                                 put_form form, kiln_array *scratch, int64_t first,
+                                 int64_t chunk) {
+  kiln_dtype dtype = j->a->dtype;
+  kiln_ix_args args = {0};
+  if (form == PUT_PACKED) {
+    static const uint64_t zero = 0;
+    KILN_RETURN_IF_ERROR(kiln_ew_fill_on(scratch, &zero, stream));
+    char entry[64];
+    snprintf(entry, sizeof entry, "%s_packed", j->claim);
+    kiln_ix_arg_array(&args, scratch);
+    kiln_ix_arg_array(&args, j->indices);
+    kiln_ix_arg_array(&args, j->values);
+    for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&args, j->params[p]);
+    kiln_ix_arg_int(&args, first);
+    KILN_RETURN_IF_ERROR(move_packed(ctx, stream, dtype, entry, chunk, &args));
+    kiln_ix_args unpack = {0};
+    kiln_ix_arg_array(&unpack, j->a);
+    kiln_ix_arg_array(&unpack, scratch);
+    return move_packed(ctx, stream, dtype, "kiln_put_unpack", j->a->size, &unpack);
+  }
+  static const int32_t unclaimed = -1;
+  KILN_RETURN_IF_ERROR(kiln_ew_fill_on(scratch, &unclaimed, stream));
+  kiln_ix_arg_array(&args, scratch);
+  kiln_ix_arg_array(&args, j->indices);
+  for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&args, j->params[p]);
+  kiln_ix_arg_int(&args, first);
+  KILN_RETURN_IF_ERROR(move(ctx, stream, dtype, j->claim, chunk, &args));
+  kiln_ix_args write = {0};
+  kiln_ix_arg_array(&write, j->a);
+  if (form == PUT_WINNERS) {
+    kiln_ix_arg_array(&write, scratch);
+    kiln_ix_arg_array(&write, j->values);
+    kiln_ix_arg_int(&write, j->nvalues);
+    kiln_ix_arg_int(&write, first);
+    return move(ctx, stream, dtype, "kiln_put_winners", j->a->size, &write);
+  }
+  kiln_ix_arg_array(&write, j->indices);
+  kiln_ix_arg_array(&write, j->values);
+  kiln_ix_arg_array(&write, scratch);
+  kiln_ix_arg_int(&write, 1);
+  for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&write, j->params[p]);
+  kiln_ix_arg_int(&write, first);
+  return move(ctx, stream, dtype, j->write, chunk, &write);
+}
 
 /* Scatters n source positions into a with move.kl's `write` entry
  * (a, indices, values, winner, claimed, params..., first), keeping
- * NumPy's last value where targets repeat: per chunk of positions, an
- * int32 winner array of a's size is filled with -1 and `claim` (winner,
- * indices, params..., first) takes each target's largest position; then
- * only that one writes. unique (targets known distinct): one write pass,
- * no claim. */
-static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
-                           const kiln_array *indices, const kiln_array *values, int64_t n,
-                           const char *claim, const char *write, int nparams,
-                           const int64_t *params, int unique) {
-  kiln_array *winner = NULL;
-  kiln_status status = KILN_OK;
-  if (!unique) {
-    status = kiln_array_alloc(ctx, KILN_INT32, 1, &a->size, &winner);
-    const kiln_array *used[1] = {winner};
-    if (status == KILN_OK) status = kiln_ix_use_on_stream(stream, 1, used);
-  }
-  static const int32_t unclaimed = -1;
-  for (int64_t first = 0; status == KILN_OK && first < n; first += CLAIM_CHUNK) {
-    int64_t chunk = n - first < CLAIM_CHUNK ? n - first : CLAIM_CHUNK;
-    if (!unique) {
-      status = kiln_ew_fill_on(winner, &unclaimed, stream);
-      kiln_ix_args args = {0};
-      kiln_ix_arg_array(&args, winner);
-      kiln_ix_arg_array(&args, indices);
-      for (int p = 0; p < nparams; p++) kiln_ix_arg_int(&args, params[p]);
-      kiln_ix_arg_int(&args, first);
-      if (status == KILN_OK) status = move(ctx, stream, a->dtype, claim, chunk, &args);
-    }
+ * NumPy's last value where targets repeat, chunk by chunk in order (a later
+ * chunk overwrites an earlier one, as NumPy's loop does), in the form
+ * choose_form picks. unique (targets known distinct, or every value the
+ * same): one write pass, no claim. */
+static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter_job *j, int64_t n,
+                           int unique) {
+  const kiln_array *a = j->a;
+  if (unique) {
     kiln_ix_args args = {0};
     kiln_ix_arg_array(&args, a);
-    kiln_ix_arg_array(&args, indices);
-    kiln_ix_arg_array(&args, values);
-    kiln_ix_arg_array(&args, unique ? indices : winner); /* not read when unique */
-    kiln_ix_arg_int(&args, !unique);
-    for (int p = 0; p < nparams; p++) kiln_ix_arg_int(&args, params[p]);
-    kiln_ix_arg_int(&args, first);
-    if (status == KILN_OK) status = move(ctx, stream, a->dtype, write, chunk, &args);
+    kiln_ix_arg_array(&args, j->indices);
+    kiln_ix_arg_array(&args, j->values);
+    kiln_ix_arg_array(&args, j->indices); /* winner: not read */
+    kiln_ix_arg_int(&args, 0);
+    for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&args, j->params[p]);
+    kiln_ix_arg_int(&args, 0);
+    return move(ctx, stream, a->dtype, j->write, n, &args);
   }
-  kiln_array_release(winner);
+  put_form form = choose_form(a, n);
+  if (form == PUT_PACKED) {
+    char entry[64];
+    int available = 0;
+    snprintf(entry, sizeof entry, "%s_packed", j->claim);
+    KILN_RETURN_IF_ERROR(packed_available(ctx, a->dtype, entry, &available));
+    if (!available) form = PUT_WINNERS;
+  }
+  kiln_array *scratch = NULL;
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, form == PUT_PACKED ? KILN_UINT64 : KILN_INT32, 1,
+                                        &a->size, &scratch));
+  const kiln_array *used[1] = {scratch};
+  kiln_status status = kiln_ix_use_on_stream(stream, 1, used);
+  for (int64_t first = 0; status == KILN_OK && first < n; first += CLAIM_CHUNK) {
+    int64_t chunk = n - first < CLAIM_CHUNK ? n - first : CLAIM_CHUNK;
+    status = scatter_chunk(ctx, stream, j, form, scratch, first, chunk);
+  }
+  kiln_array_release(scratch);
   return status;
 }
 
@@ -191,8 +305,11 @@ kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_
                              const kiln_array *indices, const kiln_array *values,
                              kiln_index_mode mode, int unique) {
   const int64_t params[3] = {a->size, values->size, mode};
-  return scatter(ctx, stream, a, indices, values, indices->size, "kiln_put_flat_claim",
-                 "kiln_put_flat", 3, params, unique || indices->size == 1);
+  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat", 3, params,
+                     values->size};
+  /* one value: a repeated target gets the same value whichever write wins */
+  return scatter(ctx, stream, &job, indices->size,
+                 unique || indices->size == 1 || values->size == 1);
 }
 
 static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand indices,
@@ -340,8 +457,8 @@ static kiln_status put_along(kiln_context *ctx, kiln_operand a_operand, kiln_ope
   KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis));
   const int64_t params[4] = {shape[axis], extent, product(axis + 1, a->ndim, shape),
                              KILN_INDEX_RAISE};
-  KILN_RETURN_IF_ERROR(scatter(ctx, stream, a, idx, v, idx->size, "kiln_put_along_claim",
-                               "kiln_put_along", 4, params, idx->size == 1));
+  scatter_job job = {a, idx, v, "kiln_put_along_claim", "kiln_put_along", 4, params, idx->size};
+  KILN_RETURN_IF_ERROR(scatter(ctx, stream, &job, idx->size, idx->size == 1));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
 

@@ -846,6 +846,57 @@ static kiln_status scenario_search(kiln_context *ctx, int *correct) {
   return s;
 }
 
+/* kiln_unique with counts of N int32 (more than a sort tile: the keys
+ * alone, the run flags, the count and both compactions), and kiln_put of N
+ * values onto 97 targets, float32 (the packed claim) and float64 (the
+ * winners pass), each checked on the host. */
+static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
+  int64_t n = N, count = 0;
+  static int32_t ints[N], values[N];
+  static int64_t counts[N], idx[N];
+  static float a32[N];
+  static double a64[N], v64[N];
+  for (int i = 0; i < N; i++) {
+    ints[i] = (int32_t)(host_x[i] * 4);
+    idx[i] = (i * 7) % 97;
+    a32[i] = host_y[i];
+    a64[i] = host_y[i];
+    v64[i] = host_x[i];
+  }
+  kiln_operand counts_o = kiln_operand_host_output(counts, KILN_INT64, 1, &n, NULL);
+  kiln_unique_outputs extra = {NULL, NULL, &counts_o};
+  kiln_status s = kiln_unique(ctx, kiln_operand_host(ints, KILN_INT32, 1, &n, NULL),
+                              kiln_operand_host_output(values, KILN_INT32, 1, &n, NULL), &count,
+                              &extra, NULL);
+  kiln_operand targets = kiln_operand_host(idx, KILN_INT64, 1, &n, NULL);
+  if (s == KILN_OK)
+    s = kiln_put(ctx, kiln_operand_host_output(a32, KILN_FLOAT32, 1, &n, NULL), targets,
+                 kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL), KILN_INDEX_RAISE, NULL);
+  if (s == KILN_OK)
+    s = kiln_put(ctx, kiln_operand_host_output(a64, KILN_FLOAT64, 1, &n, NULL), targets,
+                 kiln_operand_host(v64, KILN_FLOAT64, 1, &n, NULL), KILN_INDEX_RAISE, NULL);
+  if (s == KILN_OK) {
+    int ok = count > 0;
+    int64_t total = 0;
+    for (int64_t u = 0; ok && u < count; u++) {
+      int64_t c = 0;
+      for (int i = 0; i < N; i++) c += ints[i] == values[u];
+      ok = c == counts[u] && (u == 0 || values[u - 1] < values[u]);
+      total += c;
+    }
+    ok = ok && total == N;
+    for (int i = 0; ok && i < N; i++) {
+      int last = -1; /* NumPy: the last position aimed at i wins */
+      for (int k = 0; k < N; k++)
+        if (idx[k] == i) last = k;
+      ok = a32[i] == (last < 0 ? host_y[i] : host_x[last]) &&
+           a64[i] == (last < 0 ? (double)host_y[i] : (double)host_x[last]);
+    }
+    *correct = ok;
+  }
+  return s;
+}
+
 /* kiln_random_shuffle of a (17, 3) float32 array on a stream: keys drawn
  * on the device, one tile of the radix sort, the row gather and the copy
  * back; checked against the host generator's permutation. (Shuffle only:
@@ -1005,7 +1056,12 @@ static void test_sort(kiln_context *ctx) {
   sweep("sort keys", scenario_sort_keys, KILN_FAULT_BACKEND);
   sweep("sort floats", scenario_sort_floats, KILN_FAULT_BACKEND);
 }
-static void test_search(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("search", scenario_search); }
+static void test_search(kiln_context *ctx) {
+  (void)ctx;
+  prepare();
+  sweep_both("search", scenario_search);
+  sweep("unique put", scenario_unique_put, KILN_FAULT_BACKEND); /* backend calls: as sort keys */
+}
 static void test_permutation(kiln_context *ctx) { (void)ctx; prepare(); sweep_both("permutation", scenario_permutation); }
 
 static void test_totals(kiln_context *ctx) {
