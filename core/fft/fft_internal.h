@@ -225,6 +225,7 @@ kiln_status kiln_fft_fused_catalog_add(kiln_catalog *catalog);
  * and work-items per group (KILN_FFT_ROWS_GROUP). */
 #define FFT_ROWS_MIN 32
 #define FFT_ROWS_PER_ITEM 8
+#define FFT_ROWS_PER_ITEM_AUTO 1 /* KILN_FFT_ROWS unset: 16 for complex64 n >= 2048 */
 #define FFT_ROWS_GROUP 128
 int kiln_fft_rows_max(fft_precision p);
 
