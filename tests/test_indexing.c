@@ -71,16 +71,15 @@ static void test_take_flat(kiln_context *ctx) {
   }
 }
 
-/* A take longer than three times a GPU's grid (move.kl's kiln_take_flat
- * gathers TAKE_BATCH elements per trip there, then the one-index loop
- * takes the rest), for 4- and 16-byte elements and each mode; GPUs only
- * (CPU devices run one element per work-item: nothing batched to test, and
- * 2^23 elements are slow on PoCL). */
+/* A take several times longer than a GPU's grid (each work-item of
+ * kiln_take_flat's grid-stride loop takes many elements), for 1-, 4- and
+ * 16-byte elements and each mode; GPUs only (CPU devices run one element
+ * per work-item, and 2^23 elements are slow on PoCL). */
 static void test_take_large(kiln_context *ctx) {
   kiln_device_info info;
   REQUIRE_OK(kiln_context_device_info(ctx, &info));
   if (info.type == KILN_DEVICE_CPU) {
-    harness_skip("the batched gather runs on GPUs only (%s is a CPU device)", info.name);
+    harness_skip("a GPU-sized take (%s is a CPU device)", info.name);
     return;
   }
   const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_COMPLEX128, KILN_INT8};
