@@ -1033,10 +1033,14 @@ static void test_large(kiln_context *ctx) {
 
 /* kiln's scan order on the host, float32 add, one line (docs/scan.md):
  * tiles of 4096, lanes of 16 folded left, a Kogge-Stone tree over the 256
- * lane totals, the tile prefixes folded left over the tile aggregates. */
+ * lane totals; tile t = 32g + k's prefix is GP_g + (A_32g + ... + A_{t-1}),
+ * GP_g the left fold of the aggregates of groups 0..g-1 (each the left
+ * fold of its 32 tile aggregates), parts left out where empty. */
 static void host_tree_scan(const float *x, int64_t n, float *out) {
-  float prefix = 0;
+  float prefix = 0, gp = 0, in = 0;
   for (int64_t k0 = 0; k0 < n; k0 += 4096) {
+    int64_t t = k0 / 4096, g = t / 32, kg = t % 32;
+    if (t > 0) prefix = g > 0 && kg > 0 ? gp + in : g > 0 ? gp : in;
     int len = n - k0 < 4096 ? (int)(n - k0) : 4096, nl = (len + 15) / 16;
     float lanes[2][256];
     for (int l = 0; l < nl; l++) {
@@ -1059,7 +1063,8 @@ static void host_tree_scan(const float *x, int64_t n, float *out) {
         out[k0 + l * 16 + i] = has ? base + run : run;
       }
     }
-    prefix = k0 > 0 ? prefix + lanes[src][nl - 1] : lanes[src][nl - 1];
+    in = kg > 0 ? in + lanes[src][nl - 1] : lanes[src][nl - 1];
+    if (kg == 31) gp = g > 0 ? gp + in : in;
   }
 }
 

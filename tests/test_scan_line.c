@@ -11,17 +11,31 @@
 #include "harness.h"
 
 static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_LOOKBACK, KILN_SCAN_PATH_REDUCE_THEN_SCAN};
-static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, 3 * KILN_SCAN_TILE + 17,
-                                100003};
+/* up to 100003: one group of tiles; then a full group, a group and a tile,
+ * and two groups and a partial third */
+static const int64_t sizes[] = {1,
+                                2,
+                                17,
+                                4093,
+                                KILN_SCAN_TILE + 1,
+                                3 * KILN_SCAN_TILE + 17,
+                                100003,
+                                KILN_SCAN_GROUP * KILN_SCAN_TILE,
+                                KILN_SCAN_GROUP * KILN_SCAN_TILE + 1,
+                                (2 * KILN_SCAN_GROUP + 5) * KILN_SCAN_TILE + 3};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* kiln's order on the host for one line (docs/scan.md): tiles of 4096,
- * lanes of 16 folded left, Kogge-Stone over the lane totals, the tile
- * prefixes folded left. x is read at x[k * step]. */
+ * lanes of 16 folded left, Kogge-Stone over the lane totals; the tile
+ * prefix P_t = GP_g op (A_{gG} op ... op A_{t-1}) in groups of G = 32 tiles
+ * (gp: the group prefix GP_g, in: the in-group fold). x is read at
+ * x[k * step]. */
 #define DEFINE_LINE_SCAN(name, T, OP)                                                         \
   static void name(const T *x, int64_t step, int64_t n, T *out) {                             \
-    T prefix = 0, lanes[2][KILN_SCAN_LANES];                                                  \
+    T prefix = 0, gp = 0, in = 0, lanes[2][KILN_SCAN_LANES];                                  \
     for (int64_t k0 = 0; k0 < n; k0 += KILN_SCAN_TILE) {                                      \
+      int64_t t = k0 / KILN_SCAN_TILE, g = t / KILN_SCAN_GROUP, kg = t % KILN_SCAN_GROUP;     \
+      if (t > 0) prefix = g > 0 && kg > 0 ? OP(gp, in) : g > 0 ? gp : in;                     \
       int len = n - k0 < KILN_SCAN_TILE ? (int)(n - k0) : KILN_SCAN_TILE;                     \
       int nl = (len + KILN_SCAN_ITEMS - 1) / KILN_SCAN_ITEMS, src = 0;                        \
       for (int l = 0; l < nl; l++) {                                                          \
@@ -46,7 +60,8 @@ static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, 3 * KILN_SCA
           out[k] = has ? OP(base, run) : run;                                                 \
         }                                                                                     \
       }                                                                                       \
-      prefix = k0 > 0 ? OP(prefix, lanes[src][nl - 1]) : lanes[src][nl - 1];                  \
+      in = kg > 0 ? OP(in, lanes[src][nl - 1]) : lanes[src][nl - 1];                         \
+      if (kg == KILN_SCAN_GROUP - 1) gp = g > 0 ? OP(gp, in) : in;                            \
     }                                                                                         \
   }
 

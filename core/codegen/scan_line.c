@@ -8,7 +8,6 @@
 #include "core/codegen/scan_line.h"
 #include "core/runtime/log.h"
 
-#define ROW (KILN_SCAN_ITEMS + 1) /* padded: lanes hit different banks */
 #define WINDOW KILN_SCAN_LANES    /* tiles one look-back step reads at once */
 #define CHUNK 16                  /* flags one lane checks in a look-back step */
 #define STATE_HEAD 16             /* uint32 before the flags: the tile counter */
@@ -73,6 +72,16 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
   return KILN_OK;
 }
 
+/* ---- the tile shape ---------------------------------------------------------------- */
+
+int kiln_scan_items(kiln_dtype acc) {
+  /* experiment (A/B on a GPU, not documented): tiles of 8192 elements for
+   * accumulators of 4 bytes or less */
+  const char *v = getenv("KILN_SCAN_WIDE_EXPERIMENT");
+  if (v && !strcmp(v, "1") && kiln_dtype_size(acc) <= 4) return 2 * KILN_SCAN_ITEMS;
+  return KILN_SCAN_ITEMS;
+}
+
 /* ---- the kernels ------------------------------------------------------------------- */
 
 enum {
@@ -91,60 +100,62 @@ typedef struct line_request {
               * constant trip counts (unrolled, constant local addresses) */
   int unit; /* every stride is 1: the generated kernel says so (constant
              * index math, fewer instructions per element) */
+  int items; /* elements per lane: kiln_scan_items' */
+  int group; /* tiles per group: KILN_SCAN_GROUP (an experiment's else) */
   char entry[96];
 } line_request;
 
-/* The fold of reduce-then-scan: P_t for t >= 1 into vi, in one work-item. */
+/* The fold of reduce-then-scan: P_t for t >= 1 into vi, in one work-item,
+ * in the two-level order of scan_line.h: `in` is the fold of the tile
+ * aggregates of t's group before t, `gp` the group prefix GP_g. */
 static void fold_source(const line_request *r, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(r->acc);
   kiln_strbuf_appendf(b,
                       "KILN_KERNEL void %s(int64_t ntiles, KILN_GLOBAL const %s *va, int64_t ova,\n"
                       "    KILN_GLOBAL %s *vi, int64_t ovi) {\n"
                       "  if (kiln_global_id(0) != 0) return;\n"
-                      "  %s prefix = va[ova];\n"
+                      "  %s gp = va[ova], in = va[ova];\n"
                       "  for (int64_t t = 1; t < ntiles; t++) {\n"
-                      "    vi[ovi + t] = prefix;\n"
-                      "    prefix = kiln_rt_combine(prefix, va[ova + t]);\n"
+                      "    if (t %% %d == 0) {\n"
+                      "      gp = t == %d ? in : kiln_rt_combine(gp, in);\n"
+                      "      vi[ovi + t] = gp;\n"
+                      "      in = va[ova + t];\n"
+                      "    } else {\n"
+                      "      vi[ovi + t] = t < %d ? in : kiln_rt_combine(gp, in);\n"
+                      "      in = kiln_rt_combine(in, va[ova + t]);\n"
+                      "    }\n"
                       "  }\n"
                       "}\n",
-                      r->entry, acc, acc, acc);
+                      r->entry, acc, acc, acc, r->group, r->group, r->group);
 }
 
-/* Publishes this tile's aggregate, finds P_t by looking back, publishes
- * I_t; P_t ends in pre[0]. Two steps, each with every lane at work:
- * 1. find the nearest tile j < t whose inclusive prefix is out, every tile
- *    between having published its aggregate: the lanes read WINDOW flags
- *    at once, chunks of CHUNK lanes find their first flag that is not
- *    "aggregate only", lane 0 the first chunk that has one. Where a tile
- *    has published nothing yet, lane 0 alone spins on its flag while the
- *    others wait at the barrier (spinning work-groups would take the
- *    issue slots of the tiles still loading), then the next round starts
- *    there;
- * 2. fold I_j op A_{j+1} op ... op A_{t-1} left to right: the lanes load
- *    WINDOW aggregates at once, lane 0 folds them in order. This fold is
- *    what bounds the rate of tiles: a tile's inclusive prefix comes out
- *    one fold after its look-back starts, so the distance d to the nearest
- *    one settles small only while a fold step (one combine) takes less
- *    time than the device takes to start a tile; else d grows to the
- *    number of resident tiles and the tiles come out at one per fold step.
- * No tile waits on another's inclusive prefix, only on aggregates, so no
- * chain of tiles forms. Reads after a flag go through a fence in the
- * reading work-item, as the writes before it. */
-static void lookback_source(const char *acc, kiln_strbuf *b) {
+/* The group look-back of tile t of group g > 0: GP_g into pre[0]. Two
+ * steps, each with every lane at work:
+ * 1. find the nearest group j < g whose inclusive prefix GI_j is out,
+ *    every group between having published its aggregate: the lanes read
+ *    WINDOW flags at once, chunks of CHUNK lanes find their first flag
+ *    that is not "aggregate only", lane 0 the first chunk that has one.
+ *    Where a group has published nothing yet, lane 0 alone spins on its
+ *    flag while the others wait at the barrier (spinning work-groups would
+ *    take the issue slots of the tiles still loading), then the next round
+ *    starts there;
+ * 2. fold GI_j op GA_{j+1} op ... op GA_{g-1} left to right: the lanes
+ *    load WINDOW aggregates at once, lane 0 folds them in order.
+ * By induction (GI_j = GP_j op GA_j folded the same way) this is GP_g
+ * whatever j the race gave. A group's inclusive prefix comes out one such
+ * fold after its last tile's aggregate, so the distance to the nearest one
+ * stays a few groups: the fold that bounded one-level look-back (every
+ * tile aggregate back to the nearest inclusive prefix, about as many as
+ * the resident tiles) is 32 times shorter here, plus at most G - 1 tile
+ * aggregates of the own group. Reads after a flag go through a fence in
+ * the reading work-item, as the writes before it. */
+static void group_lookback_source(const char *acc, kiln_strbuf *b) {
   kiln_strbuf_appendf(
       b,
-      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
-      "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
-      "  if (lid == 0) {\n"
-      "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
-      "    kiln_fence();\n"
-      "    flag[t] = t == 0 ? 2u : 1u;\n"
-      "  }\n"
-      "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
       "    if (lid == 0) {\n"
-      "      while (flag[t - 1] == 0u) {}\n"
-      "      cursor[0] = t;\n"
+      "      while (gflag[g - 1] == 0u) {}\n"
+      "      cursor[0] = g;\n"
       "      cursor[1] = -1;\n"
       "    }\n"
       "    kiln_barrier();\n"
@@ -152,13 +163,13 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "      int64_t hi = cursor[0];\n"
       "      if (lid < nw) {\n"
       "        int64_t j = hi - 1 - lid;\n"
-      "        seenf[lid] = j >= 0 ? flag[j] : 2u;\n"
+      "        seenf[lid] = j >= 0 ? gflag[j] : 2u;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid < nc) {\n"
-      "        int k = lid * %d, e = k + %d < nw ? k + %d : nw;\n"
-      "        while (k < e && seenf[k] == 1u) k++;\n"
-      "        firsts[lid] = k;\n"
+      "        int c0 = lid * %d, e = c0 + %d < nw ? c0 + %d : nw;\n"
+      "        while (c0 < e && seenf[c0] == 1u) c0++;\n"
+      "        firsts[lid] = c0;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid == 0) {\n"
@@ -169,63 +180,102 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "        if (i < nw && seenf[i] == 2u) {\n"
       "          cursor[1] = hi - 1 - i;\n"
       "        } else {\n"
-      "          if (i < nw) while (flag[hi - 1 - i] == 0u) {}\n"
+      "          if (i < nw) while (gflag[hi - 1 - i] == 0u) {}\n"
       "          cursor[0] = hi - i;\n"
       "        }\n"
       "      }\n"
       "      kiln_barrier();\n"
       "    }\n"
       "    int64_t j = cursor[1];\n"
-      "    for (int64_t m0 = j + 1; m0 < t; m0 += nw) {\n"
-      "      int cnt = t - m0 < nw ? (int)(t - m0) : nw;\n"
+      "    if (lid == 0) {\n"
+      "      uint32_t f = gflag[j];\n"
+      "      kiln_fence();\n"
+      "      pre[0] = ginc[j];\n"
+      "      (void)f;\n"
+      "    }\n"
+      "    for (int64_t m0 = j + 1; m0 < g; m0 += nw) {\n"
+      "      int cnt = g - m0 < nw ? (int)(g - m0) : nw;\n"
       "      if (lid < cnt) {\n"
-      "        uint32_t f = flag[m0 + lid];\n"
+      "        uint32_t f = gflag[m0 + lid];\n"
       "        kiln_fence();\n"
-      "        seen[lid] = agg[m0 + lid];\n"
+      "        seen[lid] = gagg[m0 + lid];\n"
       "        (void)f;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid == 0) {\n"
-      "        %s p;\n"
-      "        if (m0 == j + 1) {\n"
-      "          uint32_t f = flag[j];\n"
-      "          kiln_fence();\n"
-      "          p = inc[j];\n"
-      "          (void)f;\n"
-      "        } else {\n"
-      "          p = pre[0];\n"
-      "        }\n"
-      /* eight loads ahead of the combines: the fold is the one serial
-       * chain between tiles, one step per combine's latency */
-      "        int i = 0;\n"
-      "        for (; i + 8 <= cnt; i += 8) {\n"
-      "          %s w0 = seen[i], w1 = seen[i + 1], w2 = seen[i + 2], w3 = seen[i + 3];\n"
-      "          %s w4 = seen[i + 4], w5 = seen[i + 5], w6 = seen[i + 6], w7 = seen[i + 7];\n"
-      "          p = kiln_rt_combine(p, w0); p = kiln_rt_combine(p, w1);\n"
-      "          p = kiln_rt_combine(p, w2); p = kiln_rt_combine(p, w3);\n"
-      "          p = kiln_rt_combine(p, w4); p = kiln_rt_combine(p, w5);\n"
-      "          p = kiln_rt_combine(p, w6); p = kiln_rt_combine(p, w7);\n"
-      "        }\n"
-      "        for (; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
+      "        %s p = pre[0];\n"
+      "        for (int i = 0; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
       "        pre[0] = p;\n"
       "      }\n"
       "      kiln_barrier();\n"
-      "    }\n"
-      "    if (lid == 0) {\n"
-      "      if (j + 1 == t) {\n"
-      "        uint32_t f = flag[j];\n"
-      "        kiln_fence();\n"
-      "        pre[0] = inc[j];\n"
-      "        (void)f;\n"
-      "      }\n"
-      "      inc[t] = kiln_rt_combine(pre[0], total);\n"
+      "    }\n",
+      WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc);
+}
+
+/* The look-back of tile t (group g = t / G, k = t - gG, its group's last
+ * tile glast): P_t into pre[0] (docs/scan.md, two levels):
+ * 1. every tile but glast publishes A_t with flag "aggregate" (the later
+ *    tiles of its group read it; glast's is read by no one);
+ * 2. the in-group part: lanes k' < k wait for tile gG + k''s flag and load
+ *    its aggregate (all in one warp: no barrier while they spin), lane 0
+ *    folds them left to right into pre[1];
+ * 3. glast publishes GA_g = (in-group part) op A_t, with flag "inclusive"
+ *    for group 0 (GI_0 = GA_0), else "aggregate";
+ * 4. g > 0: the group look-back (group_lookback_source) gives GP_g, and
+ *    glast publishes GI_g = GP_g op GA_g with flag "inclusive";
+ * 5. P_t = GP_g op (in-group part), a part left out where empty.
+ * A tile waits only on tiles taken before it (its group's earlier tiles,
+ * earlier groups' last tiles), which are resident, so it always ends. */
+static void lookback_source(const char *acc, int tile, int group, kiln_strbuf *b) {
+  kiln_strbuf_appendf(
+      b,
+      "  int64_t ntl = (n + %d) / %d, ngr = (ntl + %d) / %d;\n"
+      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d, *gflag = flag + ntl;\n"
+      "  KILN_GLOBAL volatile %s *agg = va + ova, *gagg = vi + ovi, *ginc = gagg + ngr;\n"
+      "  int64_t g = t / %d, g0 = g * %d;\n"
+      "  int64_t glast = g0 + %d < ntl ? g0 + %d : ntl - 1;\n"
+      "  int kin = (int)(t - g0);\n"
+      "  if (lid == 0 && t != glast) {\n"
+      "    agg[t] = total;\n"
+      "    kiln_fence();\n"
+      "    flag[t] = 1u;\n"
+      "  }\n"
+      "  if (kin > 0) {\n"
+      "    for (int i = lid; i < kin; i += ls) {\n"
+      "      while (flag[g0 + i] == 0u) {}\n"
       "      kiln_fence();\n"
-      "      flag[t] = 2u;\n"
+      "      seen[i] = agg[g0 + i];\n"
       "    }\n"
       "    kiln_barrier();\n"
-      "  }\n",
-      STATE_HEAD, acc, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
+      "    if (lid == 0) {\n"
+      "      %s p = seen[0];\n"
+      "      for (int i = 1; i < kin; i++) p = kiln_rt_combine(p, seen[i]);\n"
+      "      pre[1] = p;\n"
+      "    }\n"
+      "  }\n"
+      "  if (lid == 0 && t == glast) {\n"
+      "    %s ga = kin > 0 ? kiln_rt_combine(pre[1], total) : total;\n"
+      "    if (g == 0) ginc[0] = ga; else gagg[g] = ga;\n"
+      "    kiln_fence();\n"
+      "    gflag[g] = g == 0 ? 2u : 1u;\n"
+      "  }\n"
+      "  if (g > 0) {\n",
+      tile - 1, tile, group - 1, group, STATE_HEAD, acc, group, group, group - 1, group - 1, acc,
       acc);
+  group_lookback_source(acc, b);
+  kiln_strbuf_append(b,
+                     "    if (lid == 0) {\n"
+                     "      if (t == glast) {\n"
+                     "        ginc[g] = kiln_rt_combine(pre[0], kin > 0 ? kiln_rt_combine(pre[1], total) : total);\n"
+                     "        kiln_fence();\n"
+                     "        gflag[g] = 2u;\n"
+                     "      }\n"
+                     "      if (kin > 0) pre[0] = kiln_rt_combine(pre[0], pre[1]);\n"
+                     "    }\n"
+                     "  } else if (lid == 0 && kin > 0) {\n"
+                     "    pre[0] = pre[1];\n"
+                     "  }\n"
+                     "  kiln_barrier();\n");
 }
 
 /* The expressions the tile's body is made of. */
@@ -239,7 +289,8 @@ typedef struct line_parts {
 } line_parts;
 
 /* The tile's elements in the staging buffer: element j of the tile at
- * (j / ITEMS) * ROW + j % ITEMS. A full tile launched with LANES
+ * (j / ITEMS) * (ITEMS + 1) + j % ITEMS (rows padded: lanes hit different
+ * banks), ITEMS = r->items. A full tile launched with LANES
  * work-items (full) visits them as lid + k * LANES, k < ITEMS: constant
  * trip counts and constant offsets from one base, no bounds checks. */
 static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
@@ -247,13 +298,13 @@ static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
     kiln_strbuf_appendf(b,
                         "  for (int k = 0; k < %d; k++) {\n"
                         "    int j = lid + k * %d, jb = (lid / %d + k * %d) * %d + lid %% %d;\n",
-                        KILN_SCAN_ITEMS, KILN_SCAN_LANES, KILN_SCAN_ITEMS,
-                        KILN_SCAN_LANES / KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
+                        r->items, KILN_SCAN_LANES, r->items,
+                        KILN_SCAN_LANES / r->items, r->items + 1, r->items);
   else
     kiln_strbuf_appendf(b,
                         "  for (int j = lid; j < len; j += ls) {\n"
                         "    int jb = (j / %d) * %d + j %% %d;\n",
-                        KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
+                        r->items, r->items + 1, r->items);
   (void)r;
 }
 
@@ -267,7 +318,7 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
                       "      %s run = %s;\n"
                       "      for (int i = 0; i < %d; i++) if (%s) {\n"
                       "        %s v = %s, y;\n",
-                      x->acc, x->zero, KILN_SCAN_ITEMS, bound, x->acc, get);
+                      x->acc, x->zero, r->items, bound, x->acc, get);
   if (x->exclusive)
     kiln_strbuf_appendf(b, "        y = i > 0 ? %s : %s;\n",
                         has ? "kiln_rt_combine(base, run)" : "run", has ? "base" : x->identity);
@@ -277,9 +328,9 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
   if (r->direct) /* complex128 (VALUES only): straight to q */
     kiln_strbuf_appendf(b, "        { %s a = y; q[oq + (k0 + j) * qr] = %s; }\n", x->acc, x->store);
   else if (kind == KILN_SCAN_LINE_VALUES)
-    kiln_strbuf_appendf(b, "        buf[l * %d + i] = y;\n", ROW);
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = y;\n", r->items + 1);
   else /* the position where selected, else -1 */
-    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", ROW);
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", r->items + 1);
   kiln_strbuf_append(b, "      }\n");
 }
 
@@ -292,7 +343,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
   const char *acc = x->acc;
   char get[400];
   if (r->direct) {
-    snprintf(get, sizeof get, "(j = l * %d + i, %s)", KILN_SCAN_ITEMS, x->load);
+    snprintf(get, sizeof get, "(j = l * %d + i, %s)", r->items, x->load);
     kiln_strbuf_append(b, "  int64_t j;\n");
   } else {
     tile_loop_open(r, full, b);
@@ -301,7 +352,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                         "  }\n"
                         "  kiln_barrier();\n",
                         x->load);
-    snprintf(get, sizeof get, "buf[l * %d + i]", ROW);
+    snprintf(get, sizeof get, "buf[l * %d + i]", r->items + 1);
   }
   const char *bound = full ? "1" : "i < ni";
   kiln_strbuf_appendf(b,
@@ -325,14 +376,14 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                       "    src ^= %d;\n"
                       "  }\n"
                       "  %s total = lanes[src + nl - 1];\n",
-                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc, get,
-                      KILN_SCAN_ITEMS, bound, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
+                      r->items, r->items, r->items, r->items, acc, get,
+                      r->items, bound, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
   if (r->mode == MODE_AGGREGATE) {
     kiln_strbuf_append(b, "  if (lid == 0) va[ova + t] = total;\n");
     return;
   }
   if (r->mode == MODE_LOOKBACK) {
-    lookback_source(acc, b);
+    lookback_source(acc, KILN_SCAN_LANES * r->items, r->group, b);
   } else {
     kiln_strbuf_append(b,
                        "  if (lid == 0 && t > 0) pre[0] = vi[ovi + t];\n"
@@ -352,7 +403,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                       "    }\n"
                       "    (void)ni;\n"
                       "    if (has) {\n",
-                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc,
+                      r->items, r->items, r->items, r->items, acc,
                       x->zero);
   apply_lane(r, x, get, 1, bound, b);
   kiln_strbuf_append(b, "    } else {\n");
@@ -431,8 +482,8 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   kiln_strbuf_appendf(b,
                       "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, lanes, %d);\n"
-                      "  KILN_LOCAL_ARRAY(%s, pre, 1);\n",
-                      acc, r->direct ? 1 : KILN_SCAN_LANES * ROW, acc, 2 * KILN_SCAN_LANES, acc);
+                      "  KILN_LOCAL_ARRAY(%s, pre, 2);\n",
+                      acc, r->direct ? 1 : KILN_SCAN_LANES * (r->items + 1), acc, 2 * KILN_SCAN_LANES, acc);
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_appendf(b,
                         "  KILN_LOCAL_ARRAY(%s, seen, %d);\n"
@@ -461,13 +512,13 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                       "  int64_t k0 = t * %d;\n"
                       "  int len = n - k0 < %d ? (int)(n - k0) : %d;\n"
                       "  int nl = (len + %d) / %d;\n",
-                      KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_ITEMS - 1,
-                      KILN_SCAN_ITEMS);
+                      KILN_SCAN_LANES * r->items, KILN_SCAN_LANES * r->items, KILN_SCAN_LANES * r->items, r->items - 1,
+                      r->items);
   if (r->fixed && !r->direct) {
     /* every tile but the line's last is full: its own copy of the body,
      * with no bounds in its loops (the branch is the same for the whole
      * work-group, so the barriers inside it are met by every work-item) */
-    kiln_strbuf_appendf(b, "  if (len == %d) {\n", KILN_SCAN_TILE);
+    kiln_strbuf_appendf(b, "  if (len == %d) {\n", KILN_SCAN_LANES * r->items);
     tile_body(r, &x, 1, b);
     kiln_strbuf_append(b, "  } else {\n");
     tile_body(r, &x, 0, b);
@@ -502,6 +553,11 @@ static void request_types(const kiln_scan_line_job *job, line_request *r) {
     r->acc = KILN_INT64;
     r->out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
   }
+  r->items = kiln_scan_items(r->acc);
+  r->group = KILN_SCAN_GROUP;
+  /* experiment (A/B on a GPU, not documented): another group size */
+  const char *v = getenv("KILN_SCAN_GROUP_EXPERIMENT");
+  if (v && atoi(v) >= 2 && atoi(v) <= WINDOW) r->group = atoi(v);
 }
 
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
@@ -520,9 +576,9 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
                       (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim, (int)r->in,
-                      (int)r->acc, (int)r->out);
+                      (int)r->acc, (int)r->out, r->items, r->group);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -566,8 +622,8 @@ static line_view view_of(const kiln_array *a) {
 }
 
 /* Local memory a staged tile needs (buf, lanes, look-back). */
-static uint64_t staged_bytes(kiln_dtype acc) {
-  return (uint64_t)(KILN_SCAN_LANES * ROW + 2 * KILN_SCAN_LANES + 1 + WINDOW) *
+static uint64_t staged_bytes(kiln_dtype acc, int items) {
+  return (uint64_t)(KILN_SCAN_LANES * (items + 1) + 2 * KILN_SCAN_LANES + 2 + WINDOW) *
              kiln_dtype_size(acc) +
          WINDOW * 4 + (WINDOW + CHUNK - 1) / CHUNK * 4 + 64;
 }
@@ -636,8 +692,12 @@ static kiln_status launch_fold(kiln_context *ctx, kiln_stream *stream, line_requ
 static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request *r,
                             line_plan *plan, kiln_scan_path path, kiln_rt_scratch *scratch) {
   uint64_t item = kiln_dtype_size(r->acc);
-  uint64_t state = align64(4 * (uint64_t)(STATE_HEAD + plan->ntiles));
-  uint64_t values = align64((uint64_t)plan->ntiles * item);
+  /* state: the counter, the tile flags, the group flags; values: the
+   * tile aggregates, then P_t (reduce-then-scan) or GA_g and GI_g */
+  int64_t ngroups = (plan->ntiles + r->group - 1) / r->group;
+  int64_t slots = plan->ntiles > 2 * ngroups ? plan->ntiles : 2 * ngroups;
+  uint64_t state = align64(4 * (uint64_t)(STATE_HEAD + plan->ntiles + ngroups));
+  uint64_t values = align64((uint64_t)slots * item);
   kiln_array *pool = NULL, *owned = NULL;
   KILN_RETURN_IF_ERROR(
       kiln_rt_scratch_acquire(ctx, stream, scratch, state + 2 * values, &pool, &owned));
@@ -685,11 +745,12 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
     counted.exclusive = 1;
     job = &counted;
   }
-  plan.ntiles = (plan.n + KILN_SCAN_TILE - 1) / KILN_SCAN_TILE;
-  plan.in = view_of(job->in);
-  plan.out = view_of(job->out);
   line_request r = {.mode = 0};
   request_types(job, &r);
+  int64_t tile = (int64_t)KILN_SCAN_LANES * r.items;
+  plan.ntiles = (plan.n + tile - 1) / tile;
+  plan.in = view_of(job->in);
+  plan.out = view_of(job->out);
   if (job->kind == KILN_SCAN_LINE_COMPACT) plan.data = view_of(job->data);
   if (job->kind == KILN_SCAN_LINE_NONZERO) {
     plan.out.stride = 1;
@@ -700,7 +761,7 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
    * memory): then read and written in global memory, the same order */
   uint64_t local = ctx->info.local_memory ? ctx->info.local_memory : 48 * 1024;
   if (local > 48 * 1024) local = 48 * 1024;
-  r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc) > local;
+  r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc, r.items) > local;
   r.fixed = ctx->info.max_work_group_size >= KILN_SCAN_LANES;
   r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
            (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);
