@@ -75,11 +75,11 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
 /* ---- the tile shape ---------------------------------------------------------------- */
 
 int kiln_scan_items(kiln_dtype acc) {
-  /* experiment (A/B on a GPU, not documented): tiles of 8192 elements for
-   * accumulators of 4 bytes or less */
-  const char *v = getenv("KILN_SCAN_WIDE_EXPERIMENT");
-  if (v && !strcmp(v, "1") && kiln_dtype_size(acc) <= 4) return 2 * KILN_SCAN_ITEMS;
-  return KILN_SCAN_ITEMS;
+  /* experiment (A/B on a GPU, not documented, to be removed): the narrow
+   * tiles for every accumulator */
+  const char *v = getenv("KILN_SCAN_NARROW_EXPERIMENT");
+  if (v && !strcmp(v, "1")) return KILN_SCAN_ITEMS;
+  return kiln_dtype_size(acc) <= 4 ? KILN_SCAN_WIDE_ITEMS : KILN_SCAN_ITEMS;
 }
 
 /* ---- the kernels ------------------------------------------------------------------- */
@@ -101,61 +101,138 @@ typedef struct line_request {
   int unit; /* every stride is 1: the generated kernel says so (constant
              * index math, fewer instructions per element) */
   int items; /* elements per lane: kiln_scan_items' */
-  int group; /* tiles per group: KILN_SCAN_GROUP (an experiment's else) */
+  int packed; /* the look-back's values and statuses in 64-bit words */
   char entry[96];
 } line_request;
 
-/* The fold of reduce-then-scan: P_t for t >= 1 into vi, in one work-item,
- * in the two-level order of scan_line.h: `in` is the fold of the tile
- * aggregates of t's group before t, `gp` the group prefix GP_g. */
+/* The fold of reduce-then-scan: P_t for t >= 1 into vi, in one work-item. */
 static void fold_source(const line_request *r, kiln_strbuf *b) {
   const char *acc = kiln_dtype_kernel_type(r->acc);
   kiln_strbuf_appendf(b,
                       "KILN_KERNEL void %s(int64_t ntiles, KILN_GLOBAL const %s *va, int64_t ova,\n"
                       "    KILN_GLOBAL %s *vi, int64_t ovi) {\n"
                       "  if (kiln_global_id(0) != 0) return;\n"
-                      "  %s gp = va[ova], in = va[ova];\n"
+                      "  %s prefix = va[ova];\n"
                       "  for (int64_t t = 1; t < ntiles; t++) {\n"
-                      "    if (t %% %d == 0) {\n"
-                      "      gp = t == %d ? in : kiln_rt_combine(gp, in);\n"
-                      "      vi[ovi + t] = gp;\n"
-                      "      in = va[ova + t];\n"
-                      "    } else {\n"
-                      "      vi[ovi + t] = t < %d ? in : kiln_rt_combine(gp, in);\n"
-                      "      in = kiln_rt_combine(in, va[ova + t]);\n"
-                      "    }\n"
+                      "    vi[ovi + t] = prefix;\n"
+                      "    prefix = kiln_rt_combine(prefix, va[ova + t]);\n"
                       "  }\n"
                       "}\n",
-                      r->entry, acc, acc, acc, r->group, r->group, r->group);
+                      r->entry, acc, acc, acc);
 }
 
-/* The group look-back of tile t of group g > 0: GP_g into pre[0]. Two
- * steps, each with every lane at work:
- * 1. find the nearest group j < g whose inclusive prefix GI_j is out,
- *    every group between having published its aggregate: the lanes read
- *    WINDOW flags at once, chunks of CHUNK lanes find their first flag
- *    that is not "aggregate only", lane 0 the first chunk that has one.
- *    Where a group has published nothing yet, lane 0 alone spins on its
- *    flag while the others wait at the barrier (spinning work-groups would
- *    take the issue slots of the tiles still loading), then the next round
- *    starts there;
- * 2. fold GI_j op GA_{j+1} op ... op GA_{g-1} left to right: the lanes
- *    load WINDOW aggregates at once, lane 0 folds them in order.
- * By induction (GI_j = GP_j op GA_j folded the same way) this is GP_g
- * whatever j the race gave. A group's inclusive prefix comes out one such
- * fold after its last tile's aggregate, so the distance to the nearest one
- * stays a few groups: the fold that bounded one-level look-back (every
- * tile aggregate back to the nearest inclusive prefix, about as many as
- * the resident tiles) is 32 times shorter here, plus at most G - 1 tile
- * aggregates of the own group. Reads after a flag go through a fence in
- * the reading work-item, as the writes before it. */
-static void group_lookback_source(const char *acc, kiln_strbuf *b) {
+/* Publishes this tile's aggregate, finds P_t by looking back, publishes
+ * I_t; P_t ends in pre[0]. Two steps, each with every lane at work:
+ * 1. find the nearest tile j < t whose inclusive prefix is out, every tile
+ *    between having published its aggregate: the lanes read WINDOW flags
+ *    at once, chunks of CHUNK lanes find their first flag that is not
+ *    "aggregate only", lane 0 the first chunk that has one. Where a tile
+ *    has published nothing yet, lane 0 alone spins on its flag while the
+ *    others wait at the barrier (spinning work-groups would take the
+ *    issue slots of the tiles still loading), then the next round starts
+ *    there;
+ * 2. fold I_j op A_{j+1} op ... op A_{t-1} left to right: the lanes load
+ *    WINDOW aggregates at once, lane 0 folds them in order. This fold is
+ *    what bounds the rate of tiles: a tile's inclusive prefix comes out
+ *    one fold after its look-back starts, so the distance d to the nearest
+ *    one settles small only while a fold step (one combine) takes less
+ *    time than the device takes to start a tile; else d grows to the
+ *    number of resident tiles and the tiles come out at one per fold step.
+ * No tile waits on another's inclusive prefix, only on aggregates, so no
+ * chain of tiles forms. Reads after a flag go through a fence in the
+ * reading work-item, as the writes before it. */
+/* The look-back's accesses to the published values, in two forms:
+ * - separate: a uint32 flag per tile (0 nothing, 1 aggregate, 2
+ *   inclusive) and the values in agg/inc, written before the flag behind
+ *   a device-scope fence and read after it behind another;
+ * - packed (4-byte accumulators, KILN_SCAN_PACKED_EXPERIMENT=1 while it is
+ *   measured): one 64-bit word per tile and kind, aw[t] = (1 << 32) | bits
+ *   of A_t, iw[t] = (2 << 32) | bits of I_t, each written once by one
+ *   store and read by one load (a word that is not 0 holds its value), so
+ *   no fence between a value and its status on either side (CUB's form). */
+typedef struct lookback_access {
+  char decl[400], flag[64], agg[160], inc[160], publish[400], finish[400];
+} lookback_access;
+
+static void lookback_access_of(const line_request *r, const char *acc, lookback_access *x) {
+  if (!r->packed) {
+    snprintf(x->decl, sizeof x->decl,
+             "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
+             "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n",
+             STATE_HEAD, acc);
+    snprintf(x->flag, sizeof x->flag, "flag[@]");
+    snprintf(x->agg, sizeof x->agg, "((void)flag[@], kiln_fence(), agg[@])");
+    snprintf(x->inc, sizeof x->inc, "((void)flag[@], kiln_fence(), inc[@])");
+    snprintf(x->publish, sizeof x->publish,
+             "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
+             "    kiln_fence();\n"
+             "    flag[t] = t == 0 ? 2u : 1u;\n");
+    snprintf(x->finish, sizeof x->finish,
+             "      inc[t] = kiln_rt_combine(pre[0], total);\n"
+             "      kiln_fence();\n"
+             "      flag[t] = 2u;\n");
+    return;
+  }
+  int is_float = r->acc == KILN_FLOAT32;
+  const char *bits = is_float ? "(uint64_t)kiln_float_as_uint32" : "(uint64_t)(uint32_t)";
+  snprintf(x->decl, sizeof x->decl,
+           "  KILN_GLOBAL volatile uint64_t *aw = (KILN_GLOBAL volatile uint64_t *)(st + ost + %d);\n"
+           "  KILN_GLOBAL volatile uint64_t *iw = aw + (n + %d) / %d;\n",
+           STATE_HEAD, KILN_SCAN_LANES * r->items - 1, KILN_SCAN_LANES * r->items);
+  snprintf(x->flag, sizeof x->flag, "(iw[@] != 0 ? 2u : aw[@] != 0 ? 1u : 0u)");
+  if (is_float) {
+    snprintf(x->agg, sizeof x->agg, "kiln_uint32_as_float((uint32_t)aw[@])");
+    snprintf(x->inc, sizeof x->inc, "kiln_uint32_as_float((uint32_t)iw[@])");
+  } else {
+    snprintf(x->agg, sizeof x->agg, "(%s)(uint32_t)aw[@]", acc);
+    snprintf(x->inc, sizeof x->inc, "(%s)(uint32_t)iw[@]", acc);
+  }
+  snprintf(x->publish, sizeof x->publish,
+           "    if (t == 0) iw[0] = ((uint64_t)2 << 32) | %s(total);\n"
+           "    else aw[t] = ((uint64_t)1 << 32) | %s(total);\n",
+           bits, bits);
+  snprintf(x->finish, sizeof x->finish,
+           "      iw[t] = ((uint64_t)2 << 32) | %s(kiln_rt_combine(pre[0], total));\n", bits);
+}
+
+/* Appends text, its FLAG(i), AGG(i) and INC(i) (the look-back's source
+ * below names the accesses so) replaced by x's forms with i for "@". */
+static void append_access(kiln_strbuf *b, const char *text, const lookback_access *x) {
+  for (const char *c = text; *c;) {
+    const char *form = NULL;
+    size_t skip = 0;
+    if (!strncmp(c, "FLAG(", 5)) form = x->flag, skip = 5;
+    else if (!strncmp(c, "AGG(", 4)) form = x->agg, skip = 4;
+    else if (!strncmp(c, "INC(", 4)) form = x->inc, skip = 4;
+    if (!form) {
+      kiln_strbuf_appendf(b, "%c", *c++);
+      continue;
+    }
+    const char *arg = c + skip, *end = strchr(arg, ')');
+    for (const char *f = form; *f; f++)
+      if (*f == '@')
+        kiln_strbuf_appendf(b, "%.*s", (int)(end - arg), arg);
+      else
+        kiln_strbuf_appendf(b, "%c", *f);
+    c = end + 1;
+  }
+}
+
+static void lookback_source(const line_request *r, const char *acc, kiln_strbuf *b) {
+  lookback_access x;
+  lookback_access_of(r, acc, &x);
+  kiln_strbuf text = {0};
   kiln_strbuf_appendf(
-      b,
+      &text,
+      "%s"
+      "  if (lid == 0) {\n"
+      "%s"
+      "  }\n"
+      "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
       "    if (lid == 0) {\n"
-      "      while (gflag[g - 1] == 0u) {}\n"
-      "      cursor[0] = g;\n"
+      "      while (FLAG(t - 1) == 0u) {}\n"
+      "      cursor[0] = t;\n"
       "      cursor[1] = -1;\n"
       "    }\n"
       "    kiln_barrier();\n"
@@ -163,13 +240,13 @@ static void group_lookback_source(const char *acc, kiln_strbuf *b) {
       "      int64_t hi = cursor[0];\n"
       "      if (lid < nw) {\n"
       "        int64_t j = hi - 1 - lid;\n"
-      "        seenf[lid] = j >= 0 ? gflag[j] : 2u;\n"
+      "        seenf[lid] = j >= 0 ? FLAG(j) : 2u;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid < nc) {\n"
-      "        int c0 = lid * %d, e = c0 + %d < nw ? c0 + %d : nw;\n"
-      "        while (c0 < e && seenf[c0] == 1u) c0++;\n"
-      "        firsts[lid] = c0;\n"
+      "        int k = lid * %d, e = k + %d < nw ? k + %d : nw;\n"
+      "        while (k < e && seenf[k] == 1u) k++;\n"
+      "        firsts[lid] = k;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid == 0) {\n"
@@ -180,110 +257,55 @@ static void group_lookback_source(const char *acc, kiln_strbuf *b) {
       "        if (i < nw && seenf[i] == 2u) {\n"
       "          cursor[1] = hi - 1 - i;\n"
       "        } else {\n"
-      "          if (i < nw) while (gflag[hi - 1 - i] == 0u) {}\n"
+      "          if (i < nw) while (FLAG(hi - 1 - i) == 0u) {}\n"
       "          cursor[0] = hi - i;\n"
       "        }\n"
       "      }\n"
       "      kiln_barrier();\n"
       "    }\n"
       "    int64_t j = cursor[1];\n"
-      "    for (int64_t m0 = j + 1; m0 < g; m0 += nw) {\n"
-      "      int cnt = g - m0 < nw ? (int)(g - m0) : nw;\n"
+      "    for (int64_t m0 = j + 1; m0 < t; m0 += nw) {\n"
+      "      int cnt = t - m0 < nw ? (int)(t - m0) : nw;\n"
       "      if (lid < cnt) {\n"
-      "        uint32_t f = gflag[m0 + lid];\n"
-      "        kiln_fence();\n"
-      "        seen[lid] = gagg[m0 + lid];\n"
-      "        (void)f;\n"
+      "        seen[lid] = AGG(m0 + lid);\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid == 0) {\n"
-      "        %s w;\n"
+      "        %s p;\n"
       "        if (m0 == j + 1) {\n"
-      "          uint32_t f = gflag[j];\n"
-      "          kiln_fence();\n"
-      "          w = ginc[j];\n"
-      "          (void)f;\n"
+      "          p = INC(j);\n"
       "        } else {\n"
-      "          w = pre[0];\n"
+      "          p = pre[0];\n"
       "        }\n"
-      "        for (int i = 0; i < cnt; i++) w = kiln_rt_combine(w, seen[i]);\n"
-      "        pre[0] = w;\n"
+      /* eight loads ahead of the combines: the fold is the one serial
+       * chain between tiles, one step per combine's latency */
+      "        int i = 0;\n"
+      "        for (; i + 8 <= cnt; i += 8) {\n"
+      "          %s w0 = seen[i], w1 = seen[i + 1], w2 = seen[i + 2], w3 = seen[i + 3];\n"
+      "          %s w4 = seen[i + 4], w5 = seen[i + 5], w6 = seen[i + 6], w7 = seen[i + 7];\n"
+      "          p = kiln_rt_combine(p, w0); p = kiln_rt_combine(p, w1);\n"
+      "          p = kiln_rt_combine(p, w2); p = kiln_rt_combine(p, w3);\n"
+      "          p = kiln_rt_combine(p, w4); p = kiln_rt_combine(p, w5);\n"
+      "          p = kiln_rt_combine(p, w6); p = kiln_rt_combine(p, w7);\n"
+      "        }\n"
+      "        for (; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
+      "        pre[0] = p;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "    }\n"
-      "    if (lid == 0 && j + 1 == g) {\n"
-      "      uint32_t f = gflag[j];\n"
-      "      kiln_fence();\n"
-      "      pre[0] = ginc[j];\n"
-      "      (void)f;\n"
-      "    }\n",
-      WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc);
-}
-
-/* The look-back of tile t (group g = t / G, k = t - gG, its group's last
- * tile glast): P_t into pre[0] (docs/scan.md, two levels):
- * 1. every tile but glast publishes A_t with flag "aggregate" (the later
- *    tiles of its group read it; glast's is read by no one);
- * 2. the in-group part: lanes k' < k wait for tile gG + k''s flag and load
- *    its aggregate (all in one warp: no barrier while they spin), lane 0
- *    folds them left to right into pre[1];
- * 3. glast publishes GA_g = (in-group part) op A_t, with flag "inclusive"
- *    for group 0 (GI_0 = GA_0), else "aggregate";
- * 4. g > 0: the group look-back (group_lookback_source) gives GP_g, and
- *    glast publishes GI_g = GP_g op GA_g with flag "inclusive";
- * 5. P_t = GP_g op (in-group part), a part left out where empty.
- * A tile waits only on tiles taken before it (its group's earlier tiles,
- * earlier groups' last tiles), which are resident, so it always ends. */
-static void lookback_source(const char *acc, int tile, int group, kiln_strbuf *b) {
-  kiln_strbuf_appendf(
-      b,
-      "  int64_t ntl = (n + %d) / %d, ngr = (ntl + %d) / %d;\n"
-      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d, *gflag = flag + ntl;\n"
-      "  KILN_GLOBAL volatile %s *agg = va + ova, *gagg = vi + ovi, *ginc = gagg + ngr;\n"
-      "  int64_t g = t / %d, g0 = g * %d;\n"
-      "  int64_t glast = g0 + %d < ntl ? g0 + %d : ntl - 1;\n"
-      "  int kin = (int)(t - g0);\n"
-      "  if (lid == 0 && t != glast) {\n"
-      "    agg[t] = total;\n"
-      "    kiln_fence();\n"
-      "    flag[t] = 1u;\n"
-      "  }\n"
-      "  for (int i = lid; i < kin; i += ls) {\n"
-      "    while (flag[g0 + i] == 0u) {}\n"
-      "    kiln_fence();\n"
-      "    seen[i] = agg[g0 + i];\n"
-      "  }\n"
-      "  kiln_barrier();\n"
-      "  if (lid == 0) {\n"
-      "    %s w = total;\n"
-      "    if (kin > 0) {\n"
-      "      w = seen[0];\n"
-      "      for (int i = 1; i < kin; i++) w = kiln_rt_combine(w, seen[i]);\n"
-      "      pre[1] = w;\n"
-      "      if (g == 0) pre[0] = w;\n"
-      "      w = kiln_rt_combine(w, total);\n"
+      "    if (lid == 0) {\n"
+      "      if (j + 1 == t) {\n"
+      "        pre[0] = INC(j);\n"
+      "      }\n"
+      "%s"
       "    }\n"
-      "    if (t == glast) {\n"
-      "      if (g == 0) ginc[0] = w; else gagg[g] = w;\n"
-      "      kiln_fence();\n"
-      "      gflag[g] = g == 0 ? 2u : 1u;\n"
-      "    }\n"
-      "  }\n"
-      "  if (g > 0) {\n",
-      tile - 1, tile, group - 1, group, STATE_HEAD, acc, group, group, group - 1, group - 1, acc);
-  group_lookback_source(acc, b);
-  kiln_strbuf_append(b,
-                     "    if (lid == 0) {\n"
-                     "      if (t == glast)\n"
-                     "        ginc[g] = kiln_rt_combine(pre[0], kin > 0 ? kiln_rt_combine(pre[1], total) : total);\n"
-                     "      if (kin > 0) pre[0] = kiln_rt_combine(pre[0], pre[1]);\n"
-                     "      if (t == glast) {\n"
-                     "        kiln_fence();\n"
-                     "        gflag[g] = 2u;\n"
-                     "      }\n"
-                     "    }\n"
-                     "  }\n"
-                     "  kiln_barrier();\n");
+      "    kiln_barrier();\n"
+      "  }\n",
+      x.decl, x.publish, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
+      acc, x.finish);
+  append_access(b, kiln_strbuf_text(&text), &x);
+  if (kiln_strbuf_status(&text) != KILN_OK) kiln_strbuf_append(b, "#error out of memory\n");
+  kiln_strbuf_free(&text);
 }
 
 /* The expressions the tile's body is made of. */
@@ -391,7 +413,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
     return;
   }
   if (r->mode == MODE_LOOKBACK) {
-    lookback_source(acc, KILN_SCAN_LANES * r->items, r->group, b);
+    lookback_source(r, acc, b);
   } else {
     kiln_strbuf_append(b,
                        "  if (lid == 0 && t > 0) pre[0] = vi[ovi + t];\n"
@@ -490,7 +512,7 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   kiln_strbuf_appendf(b,
                       "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, lanes, %d);\n"
-                      "  KILN_LOCAL_ARRAY(%s, pre, 2);\n",
+                      "  KILN_LOCAL_ARRAY(%s, pre, 1);\n",
                       acc, r->direct ? 1 : KILN_SCAN_LANES * (r->items + 1), acc, 2 * KILN_SCAN_LANES, acc);
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_appendf(b,
@@ -562,10 +584,9 @@ static void request_types(const kiln_scan_line_job *job, line_request *r) {
     r->out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
   }
   r->items = kiln_scan_items(r->acc);
-  r->group = KILN_SCAN_GROUP;
-  /* experiment (A/B on a GPU, not documented): another group size */
-  const char *v = getenv("KILN_SCAN_GROUP_EXPERIMENT");
-  if (v && atoi(v) >= 2 && atoi(v) <= WINDOW) r->group = atoi(v);
+  const char *v = getenv("KILN_SCAN_PACKED_EXPERIMENT");
+  r->packed = v && !strcmp(v, "1") &&
+              (r->acc == KILN_FLOAT32 || r->acc == KILN_INT32 || r->acc == KILN_UINT32);
 }
 
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
@@ -586,7 +607,7 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   kiln_strbuf key = {0};
   kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
                       (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim, (int)r->in,
-                      (int)r->acc, (int)r->out, r->items, r->group);
+                      (int)r->acc, (int)r->out, r->items, r->packed);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -631,7 +652,7 @@ static line_view view_of(const kiln_array *a) {
 
 /* Local memory a staged tile needs (buf, lanes, look-back). */
 static uint64_t staged_bytes(kiln_dtype acc, int items) {
-  return (uint64_t)(KILN_SCAN_LANES * (items + 1) + 2 * KILN_SCAN_LANES + 2 + WINDOW) *
+  return (uint64_t)(KILN_SCAN_LANES * (items + 1) + 2 * KILN_SCAN_LANES + 1 + WINDOW) *
              kiln_dtype_size(acc) +
          WINDOW * 4 + (WINDOW + CHUNK - 1) / CHUNK * 4 + 64;
 }
@@ -700,12 +721,9 @@ static kiln_status launch_fold(kiln_context *ctx, kiln_stream *stream, line_requ
 static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request *r,
                             line_plan *plan, kiln_scan_path path, kiln_rt_scratch *scratch) {
   uint64_t item = kiln_dtype_size(r->acc);
-  /* state: the counter, the tile flags, the group flags; values: the
-   * tile aggregates, then P_t (reduce-then-scan) or GA_g and GI_g */
-  int64_t ngroups = (plan->ntiles + r->group - 1) / r->group;
-  int64_t slots = plan->ntiles > 2 * ngroups ? plan->ntiles : 2 * ngroups;
-  uint64_t state = align64(4 * (uint64_t)(STATE_HEAD + plan->ntiles + ngroups));
-  uint64_t values = align64((uint64_t)slots * item);
+  /* the counter and the flags (packed: the words of both kinds) */
+  uint64_t state = align64(4 * (uint64_t)STATE_HEAD + (r->packed ? 16 : 4) * (uint64_t)plan->ntiles);
+  uint64_t values = align64((uint64_t)plan->ntiles * item);
   kiln_array *pool = NULL, *owned = NULL;
   KILN_RETURN_IF_ERROR(
       kiln_rt_scratch_acquire(ctx, stream, scratch, state + 2 * values, &pool, &owned));

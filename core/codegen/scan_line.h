@@ -6,23 +6,19 @@
  * and nonzero (core/reduce/scan.c), and by any core code that needs a
  * prefix sum of a device buffer (kiln_scan_add_line).
  *
- * The order of operations, fixed by element indices alone: the line is cut
- * into tiles of KILN_SCAN_TILE elements, a tile into KILN_SCAN_LANES lanes
- * of KILN_SCAN_ITEMS consecutive elements. A lane folds its elements left
+ * The order of operations, fixed by element indices and the accumulator
+ * dtype alone: the line is cut into tiles of KILN_SCAN_LANES lanes of
+ * kiln_scan_items(acc) consecutive elements (KILN_SCAN_WIDE_TILE elements
+ * for accumulators of at most 4 bytes, else KILN_SCAN_TILE). A lane folds its elements left
  * to right (the running values r_i); the lane totals are scanned by a
  * Kogge-Stone tree (step d = 1, 2, 4, ...: x_l = x_{l-d} op x_l for
- * l >= d); the last one is the tile's aggregate A_t. The tiles form groups
- * of KILN_SCAN_GROUP (G) consecutive tiles (the line's last group may have
- * fewer): group g's aggregate is the left fold GA_g = A_{gG} op ... op
- * A_{gG+G-1}, its exclusive prefix the left fold GP_g = GA_0 op ... op
- * GA_{g-1}, and the exclusive prefix of tile t = gG + k is
- * P_t = GP_g op (A_{gG} op ... op A_{t-1}), the in-group part folded left,
- * a part left out where empty (GP in group 0, the in-group part for k = 0).
- * The look-back reaches GP_g as GI_j op GA_{j+1} op ... op GA_{g-1} folded
- * left from the nearest group inclusive prefix GI_j = GP_j op GA_j, which
- * by induction is the same value; reduce-then-scan folds the aggregates in
- * one work-item. Element i of lane l of tile t is (P_t op X_{l-1}) op r_i
- * (X the lane scan; parts absent where empty). */
+ * l >= d); the last one is the tile's aggregate A_t. The exclusive prefix
+ * of tile t is the left fold P_t = ((A_0 op A_1) op ...) op A_{t-1}; the
+ * look-back reaches it as I_j op A_{j+1} op ... op A_{t-1} folded left from
+ * the nearest inclusive prefix I_j = P_j op A_j, which by induction is the
+ * same value, and reduce-then-scan folds the aggregates in one work-item.
+ * Element i of lane l of tile t is (P_t op X_{l-1}) op r_i (X the lane
+ * scan; parts absent where empty). */
 #ifndef KILN_CORE_SCAN_LINE_H
 #define KILN_CORE_SCAN_LINE_H
 
@@ -31,10 +27,13 @@
 #define KILN_SCAN_ITEMS 16
 #define KILN_SCAN_LANES 256
 #define KILN_SCAN_TILE (KILN_SCAN_ITEMS * KILN_SCAN_LANES)
-#define KILN_SCAN_GROUP 32 /* tiles per group of the two-level prefix */
+#define KILN_SCAN_WIDE_ITEMS 32 /* accumulators of at most 4 bytes */
+#define KILN_SCAN_WIDE_TILE (KILN_SCAN_WIDE_ITEMS * KILN_SCAN_LANES)
 
-/* Elements per lane of a scan with accumulator acc (KILN_SCAN_ITEMS: the
- * tile is KILN_SCAN_LANES times this), fixed by the dtype, never by the
+/* Elements per lane of a scan whose accumulator is acc: KILN_SCAN_WIDE_ITEMS
+ * where it is at most 4 bytes (half as many tiles, hence half the
+ * look-back work per element; the staged tile, 33 KiB, still fits 48 KiB
+ * of local memory), else KILN_SCAN_ITEMS. Fixed by the dtype, never by the
  * device. */
 int kiln_scan_items(kiln_dtype acc);
 
