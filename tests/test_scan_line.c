@@ -12,7 +12,7 @@
 
 static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_LOOKBACK, KILN_SCAN_PATH_REDUCE_THEN_SCAN};
 /* tiles of 4096 (8-byte accumulators) and 8192 (4-byte ones) */
-static const int64_t sizes[] = {1,      2, 17, 4093, KILN_SCAN_TILE + 1, KILN_SCAN_WIDE_TILE + 1,
+static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, KILN_SCAN_WIDE_TILE + 1,
                                 3 * KILN_SCAN_WIDE_TILE + 17, 100003};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
@@ -214,7 +214,7 @@ static void test_every_dtype(kiln_context *ctx) {
                                       KILN_UINT16, KILN_INT32,   KILN_UINT32,    KILN_INT64,
                                       KILN_UINT64, KILN_FLOAT16, KILN_FLOAT32,   KILN_FLOAT64,
                                       KILN_COMPLEX64, KILN_COMPLEX128};
-  int64_t n = KILN_SCAN_TILE + 5;
+  int64_t n = KILN_SCAN_WIDE_TILE + 5;
   kiln_ufunc *add = NULL;
   kiln_device_info info;
   REQUIRE_OK(kiln_context_device_info(ctx, &info));
@@ -404,7 +404,7 @@ static void test_nonzero(kiln_context *ctx) {
 
 /* The prefix sum other core code calls (kiln_scan_add_line). */
 static void test_add_line(kiln_context *ctx) {
-  int64_t n = 5 * KILN_SCAN_TILE + 1;
+  int64_t n = 3 * KILN_SCAN_WIDE_TILE + 1;
   int32_t *x = malloc((size_t)n * 4);
   int64_t *got = malloc((size_t)n * 8);
   harness_fill_random(x, KILN_INT32, n, 0, 1000);
