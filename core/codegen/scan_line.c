@@ -75,10 +75,6 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
 /* ---- the tile shape ---------------------------------------------------------------- */
 
 int kiln_scan_items(kiln_dtype acc) {
-  /* experiment (A/B on a GPU, not documented, to be removed): the narrow
-   * tiles for every accumulator */
-  const char *v = getenv("KILN_SCAN_NARROW_EXPERIMENT");
-  if (v && !strcmp(v, "1")) return KILN_SCAN_ITEMS;
   return kiln_dtype_size(acc) <= 4 ? KILN_SCAN_WIDE_ITEMS : KILN_SCAN_ITEMS;
 }
 
@@ -140,16 +136,17 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  *    number of resident tiles and the tiles come out at one per fold step.
  * No tile waits on another's inclusive prefix, only on aggregates, so no
  * chain of tiles forms. Reads after a flag go through a fence in the
- * reading work-item, as the writes before it. */
+ * reading work-item, as the writes before it, unless status and value
+ * are packed in one word (lookback_access). */
 /* The look-back's accesses to the published values, in two forms:
  * - separate: a uint32 flag per tile (0 nothing, 1 aggregate, 2
  *   inclusive) and the values in agg/inc, written before the flag behind
  *   a device-scope fence and read after it behind another;
- * - packed (4-byte accumulators, KILN_SCAN_PACKED_EXPERIMENT=1 while it is
- *   measured): one 64-bit word per tile and kind, aw[t] = (1 << 32) | bits
- *   of A_t, iw[t] = (2 << 32) | bits of I_t, each written once by one
- *   store and read by one load (a word that is not 0 holds its value), so
- *   no fence between a value and its status on either side (CUB's form). */
+ * - packed (float32, int32 and uint32 accumulators): one 64-bit word per
+ *   tile and kind, aw[t] = (1 << 32) | bits of A_t, iw[t] = (2 << 32) |
+ *   bits of I_t, each written once by one store and read by one load (a
+ *   word that is not 0 holds its value), so no fence between a value and
+ *   its status on either side (CUB's form). */
 typedef struct lookback_access {
   char decl[400], flag[64], agg[160], inc[160], publish[400], finish[400];
 } lookback_access;
@@ -584,9 +581,7 @@ static void request_types(const kiln_scan_line_job *job, line_request *r) {
     r->out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
   }
   r->items = kiln_scan_items(r->acc);
-  const char *v = getenv("KILN_SCAN_PACKED_EXPERIMENT");
-  r->packed = v && !strcmp(v, "1") &&
-              (r->acc == KILN_FLOAT32 || r->acc == KILN_INT32 || r->acc == KILN_UINT32);
+  r->packed = r->acc == KILN_FLOAT32 || r->acc == KILN_INT32 || r->acc == KILN_UINT32;
 }
 
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
