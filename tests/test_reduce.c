@@ -1032,16 +1032,17 @@ static void test_large(kiln_context *ctx) {
 /* ---- reproducibility ------------------------------------------------------ */
 
 /* kiln's scan order on the host, float32 add, one line (docs/scan.md):
- * tiles of 4096, lanes of 16 folded left, a Kogge-Stone tree over the 256
- * lane totals, the tile prefixes folded left over the tile aggregates. */
+ * tiles of 8192 (a 4-byte accumulator), lanes of 32 folded left, a
+ * Kogge-Stone tree over the 256 lane totals, the tile prefixes folded left
+ * over the tile aggregates. */
 static void host_tree_scan(const float *x, int64_t n, float *out) {
   float prefix = 0;
-  for (int64_t k0 = 0; k0 < n; k0 += 4096) {
-    int len = n - k0 < 4096 ? (int)(n - k0) : 4096, nl = (len + 15) / 16;
+  for (int64_t k0 = 0; k0 < n; k0 += 8192) {
+    int len = n - k0 < 8192 ? (int)(n - k0) : 8192, nl = (len + 31) / 32;
     float lanes[2][256];
     for (int l = 0; l < nl; l++) {
-      lanes[0][l] = x[k0 + l * 16];
-      for (int i = 1; i < 16 && l * 16 + i < len; i++) lanes[0][l] += x[k0 + l * 16 + i];
+      lanes[0][l] = x[k0 + l * 32];
+      for (int i = 1; i < 32 && l * 32 + i < len; i++) lanes[0][l] += x[k0 + l * 32 + i];
     }
     int src = 0;
     for (int d = 1; d < nl; d *= 2, src ^= 1)
@@ -1054,9 +1055,9 @@ static void host_tree_scan(const float *x, int64_t n, float *out) {
         base = has ? base + lanes[src][l - 1] : lanes[src][l - 1];
         has = 1;
       }
-      for (int i = 0; i < 16 && l * 16 + i < len; i++) {
-        run = i ? run + x[k0 + l * 16 + i] : x[k0 + l * 16 + i];
-        out[k0 + l * 16 + i] = has ? base + run : run;
+      for (int i = 0; i < 32 && l * 32 + i < len; i++) {
+        run = i ? run + x[k0 + l * 32 + i] : x[k0 + l * 32 + i];
+        out[k0 + l * 32 + i] = has ? base + run : run;
       }
     }
     prefix = k0 > 0 ? prefix + lanes[src][nl - 1] : lanes[src][nl - 1];

@@ -11,51 +11,54 @@
 #include "harness.h"
 
 static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_LOOKBACK, KILN_SCAN_PATH_REDUCE_THEN_SCAN};
-static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, 3 * KILN_SCAN_TILE + 17,
-                                100003};
+/* tiles of 4096 (8-byte accumulators) and 8192 (4-byte ones) */
+static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, KILN_SCAN_WIDE_TILE + 1,
+                                3 * KILN_SCAN_WIDE_TILE + 17, 100003};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-/* kiln's order on the host for one line (docs/scan.md): tiles of 4096,
- * lanes of 16 folded left, Kogge-Stone over the lane totals, the tile
- * prefixes folded left. x is read at x[k * step]. */
-#define DEFINE_LINE_SCAN(name, T, OP)                                                         \
-  static void name(const T *x, int64_t step, int64_t n, T *out) {                             \
-    T prefix = 0, lanes[2][KILN_SCAN_LANES];                                                  \
-    for (int64_t k0 = 0; k0 < n; k0 += KILN_SCAN_TILE) {                                      \
-      int len = n - k0 < KILN_SCAN_TILE ? (int)(n - k0) : KILN_SCAN_TILE;                     \
-      int nl = (len + KILN_SCAN_ITEMS - 1) / KILN_SCAN_ITEMS, src = 0;                        \
-      for (int l = 0; l < nl; l++) {                                                          \
-        T s = x[(k0 + l * KILN_SCAN_ITEMS) * step];                                           \
-        for (int i = 1; i < KILN_SCAN_ITEMS && l * KILN_SCAN_ITEMS + i < len; i++)           \
-          s = OP(s, x[(k0 + l * KILN_SCAN_ITEMS + i) * step]);                                \
-        lanes[0][l] = s;                                                                      \
-      }                                                                                       \
-      for (int d = 1; d < nl; d *= 2, src ^= 1)                                               \
-        for (int l = 0; l < nl; l++)                                                          \
+/* kiln's order on the host for one line (docs/scan.md): tiles of 256 lanes
+ * of ITEMS elements (32 for 4-byte accumulators, else 16), the lanes
+ * folded left, Kogge-Stone over the lane totals, the tile prefixes folded
+ * left. x is read at x[k * step]. */
+#define DEFINE_LINE_SCAN(name, T, OP, ITEMS)                                                  \
+  static void name(const T *x, int64_t step, int64_t n, T *out) {                         \
+    T prefix = 0, lanes[2][KILN_SCAN_LANES];                                              \
+    const int64_t tile = (int64_t)KILN_SCAN_LANES * ITEMS;                                \
+    for (int64_t k0 = 0; k0 < n; k0 += tile) {                                            \
+      int len = n - k0 < tile ? (int)(n - k0) : (int)tile;                                \
+      int nl = (len + ITEMS - 1) / ITEMS, src = 0;                                        \
+      for (int l = 0; l < nl; l++) {                                                      \
+        T s = x[(k0 + l * ITEMS) * step];                                                 \
+        for (int i = 1; i < ITEMS && l * ITEMS + i < len; i++)                            \
+          s = OP(s, x[(k0 + l * ITEMS + i) * step]);                                      \
+        lanes[0][l] = s;                                                                  \
+      }                                                                                   \
+      for (int d = 1; d < nl; d *= 2, src ^= 1)                                           \
+        for (int l = 0; l < nl; l++)                                                      \
           lanes[src ^ 1][l] = l >= d ? OP(lanes[src][l - d], lanes[src][l]) : lanes[src][l];  \
-      for (int l = 0; l < nl; l++) {                                                          \
-        int has = k0 > 0;                                                                     \
-        T base = prefix, run = 0;                                                             \
-        if (l > 0) {                                                                          \
-          base = has ? OP(base, lanes[src][l - 1]) : lanes[src][l - 1];                       \
-          has = 1;                                                                            \
-        }                                                                                     \
-        for (int i = 0; i < KILN_SCAN_ITEMS && l * KILN_SCAN_ITEMS + i < len; i++) {          \
-          int64_t k = k0 + l * KILN_SCAN_ITEMS + i;                                           \
-          run = i ? OP(run, x[k * step]) : x[k * step];                                       \
-          out[k] = has ? OP(base, run) : run;                                                 \
-        }                                                                                     \
-      }                                                                                       \
-      prefix = k0 > 0 ? OP(prefix, lanes[src][nl - 1]) : lanes[src][nl - 1];                  \
-    }                                                                                         \
+      for (int l = 0; l < nl; l++) {                                                      \
+        int has = k0 > 0;                                                                 \
+        T base = prefix, run = 0;                                                         \
+        if (l > 0) {                                                                      \
+          base = has ? OP(base, lanes[src][l - 1]) : lanes[src][l - 1];                   \
+          has = 1;                                                                        \
+        }                                                                                 \
+        for (int i = 0; i < ITEMS && l * ITEMS + i < len; i++) {                          \
+          int64_t k = k0 + l * ITEMS + i;                                                 \
+          run = i ? OP(run, x[k * step]) : x[k * step];                                   \
+          out[k] = has ? OP(base, run) : run;                                             \
+        }                                                                                 \
+      }                                                                                   \
+      prefix = k0 > 0 ? OP(prefix, lanes[src][nl - 1]) : lanes[src][nl - 1];              \
+    }                                                                                     \
   }
 
 #define ADD(a, b) ((a) + (b))
 #define MUL(a, b) ((a) * (b))
 #define MAX(a, b) ((a) > (b) || (a) != (a) ? (a) : (b))
-DEFINE_LINE_SCAN(line_sum_f32, float, ADD)
-DEFINE_LINE_SCAN(line_prod_f64, double, MUL)
-DEFINE_LINE_SCAN(line_max_f32, float, MAX)
+DEFINE_LINE_SCAN(line_sum_f32, float, ADD, KILN_SCAN_WIDE_ITEMS)
+DEFINE_LINE_SCAN(line_prod_f64, double, MUL, KILN_SCAN_ITEMS)
+DEFINE_LINE_SCAN(line_max_f32, float, MAX, KILN_SCAN_WIDE_ITEMS)
 
 /* One scan of a host line into host memory on the forced path. */
 static kiln_status scan_host(kiln_context *ctx, const char *ufunc, const void *x, kiln_dtype in,
@@ -158,7 +161,7 @@ static void test_paths_bits(kiln_context *ctx) {
 
 /* 1-D device views with steps 2 and -1, into a strided output. */
 static void test_strided_views(kiln_context *ctx) {
-  int64_t n = 2 * KILN_SCAN_TILE + 333, base_n = 2 * n;
+  int64_t n = 2 * KILN_SCAN_WIDE_TILE + 333, base_n = 2 * n;
   float *x = malloc((size_t)base_n * 4), *want = malloc((size_t)n * 4);
   float *got = malloc((size_t)base_n * 4);
   harness_fill_random(x, KILN_FLOAT32, base_n, -1, 1);
@@ -211,7 +214,7 @@ static void test_every_dtype(kiln_context *ctx) {
                                       KILN_UINT16, KILN_INT32,   KILN_UINT32,    KILN_INT64,
                                       KILN_UINT64, KILN_FLOAT16, KILN_FLOAT32,   KILN_FLOAT64,
                                       KILN_COMPLEX64, KILN_COMPLEX128};
-  int64_t n = KILN_SCAN_TILE + 5;
+  int64_t n = KILN_SCAN_WIDE_TILE + 5;
   kiln_ufunc *add = NULL;
   kiln_device_info info;
   REQUIRE_OK(kiln_context_device_info(ctx, &info));
@@ -401,7 +404,7 @@ static void test_nonzero(kiln_context *ctx) {
 
 /* The prefix sum other core code calls (kiln_scan_add_line). */
 static void test_add_line(kiln_context *ctx) {
-  int64_t n = 5 * KILN_SCAN_TILE + 1;
+  int64_t n = 3 * KILN_SCAN_WIDE_TILE + 1;
   int32_t *x = malloc((size_t)n * 4);
   int64_t *got = malloc((size_t)n * 8);
   harness_fill_random(x, KILN_INT32, n, 0, 1000);

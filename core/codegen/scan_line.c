@@ -8,7 +8,6 @@
 #include "core/codegen/scan_line.h"
 #include "core/runtime/log.h"
 
-#define ROW (KILN_SCAN_ITEMS + 1) /* padded: lanes hit different banks */
 #define WINDOW KILN_SCAN_LANES    /* tiles one look-back step reads at once */
 #define CHUNK 16                  /* flags one lane checks in a look-back step */
 #define STATE_HEAD 16             /* uint32 before the flags: the tile counter */
@@ -73,6 +72,12 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
   return KILN_OK;
 }
 
+/* ---- the tile shape ---------------------------------------------------------------- */
+
+int kiln_scan_items(kiln_dtype acc) {
+  return kiln_dtype_size(acc) <= 4 ? KILN_SCAN_WIDE_ITEMS : KILN_SCAN_ITEMS;
+}
+
 /* ---- the kernels ------------------------------------------------------------------- */
 
 enum {
@@ -91,6 +96,8 @@ typedef struct line_request {
               * constant trip counts (unrolled, constant local addresses) */
   int unit; /* every stride is 1: the generated kernel says so (constant
              * index math, fewer instructions per element) */
+  int items; /* elements per lane: kiln_scan_items' */
+  int packed; /* the look-back's values and statuses in 64-bit words */
   char entry[96];
 } line_request;
 
@@ -129,21 +136,99 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  *    number of resident tiles and the tiles come out at one per fold step.
  * No tile waits on another's inclusive prefix, only on aggregates, so no
  * chain of tiles forms. Reads after a flag go through a fence in the
- * reading work-item, as the writes before it. */
-static void lookback_source(const char *acc, kiln_strbuf *b) {
+ * reading work-item, as the writes before it, unless status and value
+ * are packed in one word (lookback_access). */
+/* The look-back's accesses to the published values, in two forms:
+ * - separate: a uint32 flag per tile (0 nothing, 1 aggregate, 2
+ *   inclusive) and the values in agg/inc, written before the flag behind
+ *   a device-scope fence and read after it behind another;
+ * - packed (float32, int32 and uint32 accumulators): one 64-bit word per
+ *   tile and kind, aw[t] = (1 << 32) | bits of A_t, iw[t] = (2 << 32) |
+ *   bits of I_t, each written once by one store and read by one load (a
+ *   word that is not 0 holds its value), so no fence between a value and
+ *   its status on either side (CUB's form). */
+typedef struct lookback_access {
+  char decl[400], flag[64], agg[160], inc[160], publish[400], finish[400];
+} lookback_access;
+
+static void lookback_access_of(const line_request *r, const char *acc, lookback_access *x) {
+  if (!r->packed) {
+    snprintf(x->decl, sizeof x->decl,
+             "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
+             "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n",
+             STATE_HEAD, acc);
+    snprintf(x->flag, sizeof x->flag, "flag[@]");
+    snprintf(x->agg, sizeof x->agg, "((void)flag[@], kiln_fence(), agg[@])");
+    snprintf(x->inc, sizeof x->inc, "((void)flag[@], kiln_fence(), inc[@])");
+    snprintf(x->publish, sizeof x->publish,
+             "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
+             "    kiln_fence();\n"
+             "    flag[t] = t == 0 ? 2u : 1u;\n");
+    snprintf(x->finish, sizeof x->finish,
+             "      inc[t] = kiln_rt_combine(pre[0], total);\n"
+             "      kiln_fence();\n"
+             "      flag[t] = 2u;\n");
+    return;
+  }
+  int is_float = r->acc == KILN_FLOAT32;
+  const char *bits = is_float ? "(uint64_t)kiln_float_as_uint32" : "(uint64_t)(uint32_t)";
+  snprintf(x->decl, sizeof x->decl,
+           "  KILN_GLOBAL volatile uint64_t *aw = (KILN_GLOBAL volatile uint64_t *)(st + ost + %d);\n"
+           "  KILN_GLOBAL volatile uint64_t *iw = aw + (n + %d) / %d;\n",
+           STATE_HEAD, KILN_SCAN_LANES * r->items - 1, KILN_SCAN_LANES * r->items);
+  snprintf(x->flag, sizeof x->flag, "(iw[@] != 0 ? 2u : aw[@] != 0 ? 1u : 0u)");
+  if (is_float) {
+    snprintf(x->agg, sizeof x->agg, "kiln_uint32_as_float((uint32_t)aw[@])");
+    snprintf(x->inc, sizeof x->inc, "kiln_uint32_as_float((uint32_t)iw[@])");
+  } else {
+    snprintf(x->agg, sizeof x->agg, "(%s)(uint32_t)aw[@]", acc);
+    snprintf(x->inc, sizeof x->inc, "(%s)(uint32_t)iw[@]", acc);
+  }
+  snprintf(x->publish, sizeof x->publish,
+           "    if (t == 0) iw[0] = ((uint64_t)2 << 32) | %s(total);\n"
+           "    else aw[t] = ((uint64_t)1 << 32) | %s(total);\n",
+           bits, bits);
+  snprintf(x->finish, sizeof x->finish,
+           "      iw[t] = ((uint64_t)2 << 32) | %s(kiln_rt_combine(pre[0], total));\n", bits);
+}
+
+/* Appends text, its FLAG(i), AGG(i) and INC(i) (the look-back's source
+ * below names the accesses so) replaced by x's forms with i for "@". */
+static void append_access(kiln_strbuf *b, const char *text, const lookback_access *x) {
+  for (const char *c = text; *c;) {
+    const char *form = NULL;
+    size_t skip = 0;
+    if (!strncmp(c, "FLAG(", 5)) form = x->flag, skip = 5;
+    else if (!strncmp(c, "AGG(", 4)) form = x->agg, skip = 4;
+    else if (!strncmp(c, "INC(", 4)) form = x->inc, skip = 4;
+    if (!form) {
+      kiln_strbuf_appendf(b, "%c", *c++);
+      continue;
+    }
+    const char *arg = c + skip, *end = strchr(arg, ')');
+    for (const char *f = form; *f; f++)
+      if (*f == '@')
+        kiln_strbuf_appendf(b, "%.*s", (int)(end - arg), arg);
+      else
+        kiln_strbuf_appendf(b, "%c", *f);
+    c = end + 1;
+  }
+}
+
+static void lookback_source(const line_request *r, const char *acc, kiln_strbuf *b) {
+  lookback_access x;
+  lookback_access_of(r, acc, &x);
+  kiln_strbuf text = {0};
   kiln_strbuf_appendf(
-      b,
-      "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
-      "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n"
+      &text,
+      "%s"
       "  if (lid == 0) {\n"
-      "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
-      "    kiln_fence();\n"
-      "    flag[t] = t == 0 ? 2u : 1u;\n"
+      "%s"
       "  }\n"
       "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
       "    if (lid == 0) {\n"
-      "      while (flag[t - 1] == 0u) {}\n"
+      "      while (FLAG(t - 1) == 0u) {}\n"
       "      cursor[0] = t;\n"
       "      cursor[1] = -1;\n"
       "    }\n"
@@ -152,7 +237,7 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "      int64_t hi = cursor[0];\n"
       "      if (lid < nw) {\n"
       "        int64_t j = hi - 1 - lid;\n"
-      "        seenf[lid] = j >= 0 ? flag[j] : 2u;\n"
+      "        seenf[lid] = j >= 0 ? FLAG(j) : 2u;\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid < nc) {\n"
@@ -169,7 +254,7 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "        if (i < nw && seenf[i] == 2u) {\n"
       "          cursor[1] = hi - 1 - i;\n"
       "        } else {\n"
-      "          if (i < nw) while (flag[hi - 1 - i] == 0u) {}\n"
+      "          if (i < nw) while (FLAG(hi - 1 - i) == 0u) {}\n"
       "          cursor[0] = hi - i;\n"
       "        }\n"
       "      }\n"
@@ -179,19 +264,13 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "    for (int64_t m0 = j + 1; m0 < t; m0 += nw) {\n"
       "      int cnt = t - m0 < nw ? (int)(t - m0) : nw;\n"
       "      if (lid < cnt) {\n"
-      "        uint32_t f = flag[m0 + lid];\n"
-      "        kiln_fence();\n"
-      "        seen[lid] = agg[m0 + lid];\n"
-      "        (void)f;\n"
+      "        seen[lid] = AGG(m0 + lid);\n"
       "      }\n"
       "      kiln_barrier();\n"
       "      if (lid == 0) {\n"
       "        %s p;\n"
       "        if (m0 == j + 1) {\n"
-      "          uint32_t f = flag[j];\n"
-      "          kiln_fence();\n"
-      "          p = inc[j];\n"
-      "          (void)f;\n"
+      "          p = INC(j);\n"
       "        } else {\n"
       "          p = pre[0];\n"
       "        }\n"
@@ -213,19 +292,17 @@ static void lookback_source(const char *acc, kiln_strbuf *b) {
       "    }\n"
       "    if (lid == 0) {\n"
       "      if (j + 1 == t) {\n"
-      "        uint32_t f = flag[j];\n"
-      "        kiln_fence();\n"
-      "        pre[0] = inc[j];\n"
-      "        (void)f;\n"
+      "        pre[0] = INC(j);\n"
       "      }\n"
-      "      inc[t] = kiln_rt_combine(pre[0], total);\n"
-      "      kiln_fence();\n"
-      "      flag[t] = 2u;\n"
+      "%s"
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      STATE_HEAD, acc, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
-      acc);
+      x.decl, x.publish, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
+      acc, x.finish);
+  append_access(b, kiln_strbuf_text(&text), &x);
+  if (kiln_strbuf_status(&text) != KILN_OK) kiln_strbuf_append(b, "#error out of memory\n");
+  kiln_strbuf_free(&text);
 }
 
 /* The expressions the tile's body is made of. */
@@ -239,7 +316,8 @@ typedef struct line_parts {
 } line_parts;
 
 /* The tile's elements in the staging buffer: element j of the tile at
- * (j / ITEMS) * ROW + j % ITEMS. A full tile launched with LANES
+ * (j / ITEMS) * (ITEMS + 1) + j % ITEMS (rows padded: lanes hit different
+ * banks), ITEMS = r->items. A full tile launched with LANES
  * work-items (full) visits them as lid + k * LANES, k < ITEMS: constant
  * trip counts and constant offsets from one base, no bounds checks. */
 static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
@@ -247,13 +325,13 @@ static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
     kiln_strbuf_appendf(b,
                         "  for (int k = 0; k < %d; k++) {\n"
                         "    int j = lid + k * %d, jb = (lid / %d + k * %d) * %d + lid %% %d;\n",
-                        KILN_SCAN_ITEMS, KILN_SCAN_LANES, KILN_SCAN_ITEMS,
-                        KILN_SCAN_LANES / KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
+                        r->items, KILN_SCAN_LANES, r->items,
+                        KILN_SCAN_LANES / r->items, r->items + 1, r->items);
   else
     kiln_strbuf_appendf(b,
                         "  for (int j = lid; j < len; j += ls) {\n"
                         "    int jb = (j / %d) * %d + j %% %d;\n",
-                        KILN_SCAN_ITEMS, ROW, KILN_SCAN_ITEMS);
+                        r->items, r->items + 1, r->items);
   (void)r;
 }
 
@@ -267,7 +345,7 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
                       "      %s run = %s;\n"
                       "      for (int i = 0; i < %d; i++) if (%s) {\n"
                       "        %s v = %s, y;\n",
-                      x->acc, x->zero, KILN_SCAN_ITEMS, bound, x->acc, get);
+                      x->acc, x->zero, r->items, bound, x->acc, get);
   if (x->exclusive)
     kiln_strbuf_appendf(b, "        y = i > 0 ? %s : %s;\n",
                         has ? "kiln_rt_combine(base, run)" : "run", has ? "base" : x->identity);
@@ -277,9 +355,9 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
   if (r->direct) /* complex128 (VALUES only): straight to q */
     kiln_strbuf_appendf(b, "        { %s a = y; q[oq + (k0 + j) * qr] = %s; }\n", x->acc, x->store);
   else if (kind == KILN_SCAN_LINE_VALUES)
-    kiln_strbuf_appendf(b, "        buf[l * %d + i] = y;\n", ROW);
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = y;\n", r->items + 1);
   else /* the position where selected, else -1 */
-    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", ROW);
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", r->items + 1);
   kiln_strbuf_append(b, "      }\n");
 }
 
@@ -292,7 +370,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
   const char *acc = x->acc;
   char get[400];
   if (r->direct) {
-    snprintf(get, sizeof get, "(j = l * %d + i, %s)", KILN_SCAN_ITEMS, x->load);
+    snprintf(get, sizeof get, "(j = l * %d + i, %s)", r->items, x->load);
     kiln_strbuf_append(b, "  int64_t j;\n");
   } else {
     tile_loop_open(r, full, b);
@@ -301,7 +379,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                         "  }\n"
                         "  kiln_barrier();\n",
                         x->load);
-    snprintf(get, sizeof get, "buf[l * %d + i]", ROW);
+    snprintf(get, sizeof get, "buf[l * %d + i]", r->items + 1);
   }
   const char *bound = full ? "1" : "i < ni";
   kiln_strbuf_appendf(b,
@@ -325,14 +403,14 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                       "    src ^= %d;\n"
                       "  }\n"
                       "  %s total = lanes[src + nl - 1];\n",
-                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc, get,
-                      KILN_SCAN_ITEMS, bound, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
+                      r->items, r->items, r->items, r->items, acc, get,
+                      r->items, bound, get, KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
   if (r->mode == MODE_AGGREGATE) {
     kiln_strbuf_append(b, "  if (lid == 0) va[ova + t] = total;\n");
     return;
   }
   if (r->mode == MODE_LOOKBACK) {
-    lookback_source(acc, b);
+    lookback_source(r, acc, b);
   } else {
     kiln_strbuf_append(b,
                        "  if (lid == 0 && t > 0) pre[0] = vi[ovi + t];\n"
@@ -352,7 +430,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                       "    }\n"
                       "    (void)ni;\n"
                       "    if (has) {\n",
-                      KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, KILN_SCAN_ITEMS, acc,
+                      r->items, r->items, r->items, r->items, acc,
                       x->zero);
   apply_lane(r, x, get, 1, bound, b);
   kiln_strbuf_append(b, "    } else {\n");
@@ -432,7 +510,7 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                       "  KILN_LOCAL_ARRAY(%s, buf, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, lanes, %d);\n"
                       "  KILN_LOCAL_ARRAY(%s, pre, 1);\n",
-                      acc, r->direct ? 1 : KILN_SCAN_LANES * ROW, acc, 2 * KILN_SCAN_LANES, acc);
+                      acc, r->direct ? 1 : KILN_SCAN_LANES * (r->items + 1), acc, 2 * KILN_SCAN_LANES, acc);
   if (r->mode == MODE_LOOKBACK)
     kiln_strbuf_appendf(b,
                         "  KILN_LOCAL_ARRAY(%s, seen, %d);\n"
@@ -461,13 +539,13 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                       "  int64_t k0 = t * %d;\n"
                       "  int len = n - k0 < %d ? (int)(n - k0) : %d;\n"
                       "  int nl = (len + %d) / %d;\n",
-                      KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_TILE, KILN_SCAN_ITEMS - 1,
-                      KILN_SCAN_ITEMS);
+                      KILN_SCAN_LANES * r->items, KILN_SCAN_LANES * r->items, KILN_SCAN_LANES * r->items, r->items - 1,
+                      r->items);
   if (r->fixed && !r->direct) {
     /* every tile but the line's last is full: its own copy of the body,
      * with no bounds in its loops (the branch is the same for the whole
      * work-group, so the barriers inside it are met by every work-item) */
-    kiln_strbuf_appendf(b, "  if (len == %d) {\n", KILN_SCAN_TILE);
+    kiln_strbuf_appendf(b, "  if (len == %d) {\n", KILN_SCAN_LANES * r->items);
     tile_body(r, &x, 1, b);
     kiln_strbuf_append(b, "  } else {\n");
     tile_body(r, &x, 0, b);
@@ -502,6 +580,8 @@ static void request_types(const kiln_scan_line_job *job, line_request *r) {
     r->acc = KILN_INT64;
     r->out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
   }
+  r->items = kiln_scan_items(r->acc);
+  r->packed = r->acc == KILN_FLOAT32 || r->acc == KILN_INT32 || r->acc == KILN_UINT32;
 }
 
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
@@ -520,9 +600,9 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
                       (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim, (int)r->in,
-                      (int)r->acc, (int)r->out);
+                      (int)r->acc, (int)r->out, r->items, r->packed);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -566,8 +646,8 @@ static line_view view_of(const kiln_array *a) {
 }
 
 /* Local memory a staged tile needs (buf, lanes, look-back). */
-static uint64_t staged_bytes(kiln_dtype acc) {
-  return (uint64_t)(KILN_SCAN_LANES * ROW + 2 * KILN_SCAN_LANES + 1 + WINDOW) *
+static uint64_t staged_bytes(kiln_dtype acc, int items) {
+  return (uint64_t)(KILN_SCAN_LANES * (items + 1) + 2 * KILN_SCAN_LANES + 1 + WINDOW) *
              kiln_dtype_size(acc) +
          WINDOW * 4 + (WINDOW + CHUNK - 1) / CHUNK * 4 + 64;
 }
@@ -636,7 +716,8 @@ static kiln_status launch_fold(kiln_context *ctx, kiln_stream *stream, line_requ
 static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request *r,
                             line_plan *plan, kiln_scan_path path, kiln_rt_scratch *scratch) {
   uint64_t item = kiln_dtype_size(r->acc);
-  uint64_t state = align64(4 * (uint64_t)(STATE_HEAD + plan->ntiles));
+  /* the counter and the flags (packed: the words of both kinds) */
+  uint64_t state = align64(4 * (uint64_t)STATE_HEAD + (r->packed ? 16 : 4) * (uint64_t)plan->ntiles);
   uint64_t values = align64((uint64_t)plan->ntiles * item);
   kiln_array *pool = NULL, *owned = NULL;
   KILN_RETURN_IF_ERROR(
@@ -685,11 +766,12 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
     counted.exclusive = 1;
     job = &counted;
   }
-  plan.ntiles = (plan.n + KILN_SCAN_TILE - 1) / KILN_SCAN_TILE;
-  plan.in = view_of(job->in);
-  plan.out = view_of(job->out);
   line_request r = {.mode = 0};
   request_types(job, &r);
+  int64_t tile = (int64_t)KILN_SCAN_LANES * r.items;
+  plan.ntiles = (plan.n + tile - 1) / tile;
+  plan.in = view_of(job->in);
+  plan.out = view_of(job->out);
   if (job->kind == KILN_SCAN_LINE_COMPACT) plan.data = view_of(job->data);
   if (job->kind == KILN_SCAN_LINE_NONZERO) {
     plan.out.stride = 1;
@@ -700,7 +782,7 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
    * memory): then read and written in global memory, the same order */
   uint64_t local = ctx->info.local_memory ? ctx->info.local_memory : 48 * 1024;
   if (local > 48 * 1024) local = 48 * 1024;
-  r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc) > local;
+  r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc, r.items) > local;
   r.fixed = ctx->info.max_work_group_size >= KILN_SCAN_LANES;
   r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
            (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);

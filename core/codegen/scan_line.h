@@ -6,9 +6,10 @@
  * and nonzero (core/reduce/scan.c), and by any core code that needs a
  * prefix sum of a device buffer (kiln_scan_add_line).
  *
- * The order of operations, fixed by element indices alone: the line is cut
- * into tiles of KILN_SCAN_TILE elements, a tile into KILN_SCAN_LANES lanes
- * of KILN_SCAN_ITEMS consecutive elements. A lane folds its elements left
+ * The order of operations, fixed by element indices and the accumulator
+ * dtype alone: the line is cut into tiles of KILN_SCAN_LANES lanes of
+ * kiln_scan_items(acc) consecutive elements (KILN_SCAN_WIDE_TILE elements
+ * for accumulators of at most 4 bytes, else KILN_SCAN_TILE). A lane folds its elements left
  * to right (the running values r_i); the lane totals are scanned by a
  * Kogge-Stone tree (step d = 1, 2, 4, ...: x_l = x_{l-d} op x_l for
  * l >= d); the last one is the tile's aggregate A_t. The exclusive prefix
@@ -26,6 +27,15 @@
 #define KILN_SCAN_ITEMS 16
 #define KILN_SCAN_LANES 256
 #define KILN_SCAN_TILE (KILN_SCAN_ITEMS * KILN_SCAN_LANES)
+#define KILN_SCAN_WIDE_ITEMS 32 /* accumulators of at most 4 bytes */
+#define KILN_SCAN_WIDE_TILE (KILN_SCAN_WIDE_ITEMS * KILN_SCAN_LANES)
+
+/* Elements per lane of a scan whose accumulator is acc: KILN_SCAN_WIDE_ITEMS
+ * where it is at most 4 bytes (half as many tiles, hence half the
+ * look-back work per element; the staged tile, 33 KiB, still fits 48 KiB
+ * of local memory), else KILN_SCAN_ITEMS. Fixed by the dtype, never by the
+ * device. */
+int kiln_scan_items(kiln_dtype acc);
 
 /* How a tile learns the prefix of the tiles before it. */
 typedef enum kiln_scan_path {
