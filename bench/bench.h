@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "kiln/kiln.h"
@@ -96,6 +97,20 @@ static inline void bench_parse_n_repeats(int argc, char **argv, int64_t min_n,
     fprintf(stderr, "usage: %s\n", usage);
     exit(2);
   }
+}
+
+/* Whether `name` contains one of the comma-separated texts of `only` (a
+ * bench's row filter). */
+static inline int bench_name_matches(const char *name, const char *only) {
+  while (*only) {
+    const char *end = strchr(only, ',');
+    size_t length = end ? (size_t)(end - only) : strlen(only);
+    for (const char *at = name; length > 0 && *at; at++)
+      if (strncmp(at, only, length) == 0) return 1;
+    if (!end) break;
+    only = end + 1;
+  }
+  return 0;
 }
 
 /* The common arguments [n [rows [cols [repeats]]]] (defaults 1e8, 1e6,

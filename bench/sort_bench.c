@@ -15,7 +15,9 @@
  * 1-D sorts' results are then checked on the host (ordered as NumPy
  * orders them, NaNs last, and the same elements as the input: sums and
  * XORs of the bits): "ok" or "WRONG" after the figures. Usage:
- * sort_bench [n [repeats]] (defaults 1e8, 10). */
+ * sort_bench [n [repeats [only]]] (defaults 1e8, 10; only: time just the
+ * rows whose name contains one of these comma-separated texts, e.g.
+ * "unique"). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,9 +187,11 @@ int main(int argc, char **argv) {
              {ROWS, "sort rows float32 axis=1", KILN_FLOAT32, 2, 3.62},
              {UNIQUE, "unique int32 (n/100 distinct)", KILN_INT32, 0, 4.93}};
   int at_issue_size = n == 100000000;
+  const char *only = argc > 3 ? argv[3] : NULL;
   printf("%-30s %10s %12s %14s\n", "operation", "kiln ms", "Mkeys/s",
          at_issue_size ? "CuPy H100 ms" : "");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    if (i > 0 && only && !bench_name_matches(ops[i].name, only)) continue;
     job j = {ctx, ops[i].op, NULL, NULL};
     int64_t count = ops[i].size == 1 ? small : ops[i].size == 2 ? rows_n : n;
     int ndim = ops[i].size == 2 ? 2 : 1;
