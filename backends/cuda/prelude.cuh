@@ -40,6 +40,9 @@ typedef double2 kiln_float64x2;
 /* after KILN_KERNEL: launched with exactly `threads` work-items per group;
  * registers kept low enough for `groups` groups per multiprocessor */
 #define KILN_GROUP_BOUNDS(threads, groups) __launch_bounds__(threads, groups)
+/* after KILN_KERNEL: always launched with `threads` work-items (OpenCL's
+ * register sizing; KILN_GROUP_BOUNDS already says it here) */
+#define KILN_GROUP_SIZE_EXACT(threads)
 #define KILN_DEVICE static __device__ __forceinline__
 #define KILN_GLOBAL
 #define KILN_LOCAL

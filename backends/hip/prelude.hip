@@ -41,6 +41,9 @@ typedef double2 kiln_float64x2;
 /* after KILN_KERNEL: launched with at most `threads` work-items per group
  * (HIP's second bound means something else: not passed) */
 #define KILN_GROUP_BOUNDS(threads, groups) __launch_bounds__(threads)
+/* after KILN_KERNEL: always launched with `threads` work-items (OpenCL's
+ * register sizing; KILN_GROUP_BOUNDS already says it here) */
+#define KILN_GROUP_SIZE_EXACT(threads)
 #define KILN_DEVICE static __device__ __forceinline__
 #define KILN_GLOBAL
 #define KILN_LOCAL

@@ -44,13 +44,18 @@ typedef double2 kiln_float64x2;
 
 /* ---- qualifiers ----------------------------------------------------------- */
 #define KILN_KERNEL __kernel
+/* after KILN_KERNEL: CUDA's register bound; OpenCL has none to give */
+#define KILN_GROUP_BOUNDS(threads, groups)
 /* after KILN_KERNEL: the work-group size the kernel is always launched
- * with (CUDA/HIP take it as a register bound). Telling OpenCL's compiler
- * lets it size registers for `threads` work-items instead of the device's
- * largest work-group: NVIDIA's OpenCL radix sort of 1e8 uint32 took 3.86
- * ms with it against 5.61 without (CUDA 3.23; H200, docs/sorting.md). A
- * launch of another size is CL_INVALID_WORK_GROUP_SIZE. */
-#define KILN_GROUP_BOUNDS(threads, groups) __attribute__((reqd_work_group_size(threads, 1, 1)))
+ * with. Telling OpenCL's compiler lets it size registers for `threads`
+ * work-items instead of the device's largest work-group: NVIDIA's OpenCL
+ * radix sort of 1e8 uint32 took 3.86 ms with it against 5.61 without
+ * (CUDA 3.23; H200, docs/sorting.md). A launch of another size is
+ * CL_INVALID_WORK_GROUP_SIZE, and the compiler may then take registers
+ * that no longer fit a larger group (NVIDIA's did for the FFT's fused
+ * pass of 512 work-items, which then ran at most 256): only kernels
+ * whose one size is small enough say it. */
+#define KILN_GROUP_SIZE_EXACT(threads) __attribute__((reqd_work_group_size(threads, 1, 1)))
 #define KILN_DEVICE static inline
 #define KILN_GLOBAL __global
 #define KILN_LOCAL __local
