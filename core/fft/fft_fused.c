@@ -273,6 +273,17 @@ kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strb
   return fused_source(&a, source);
 }
 
+kiln_status kiln_fft_fused_runs(kiln_context *ctx, fft_precision precision, int length,
+                                int *runs) {
+  fft_source_args a = {precision, length, 0};
+  char entry[64];
+  fused_entry(entry, sizeof entry, precision, length);
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, fused_source, &a, &program));
+  *runs = program->max_work_group_size >= (uint64_t)threads_of(precision);
+  return KILN_OK;
+}
+
 kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   fft_precision precision, int length, kiln_backend_arg src,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,

@@ -210,6 +210,14 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   int64_t ns, int sign, double scale, int64_t batch,
                                   int64_t shift, int64_t inner);
 
+/* Compiles the fused pass of `length` points for ctx (kept for its
+ * launches) and says in *runs whether the device runs it: a compiler may
+ * allow it fewer work-items than it needs (NVIDIA's OpenCL: 256 of the
+ * float pass's 512, for its registers), and a plan then takes radix
+ * passes instead. */
+kiln_status kiln_fft_fused_runs(kiln_context *ctx, fft_precision precision, int length,
+                                int *runs);
+
 /* The fused pass's source. */
 kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strbuf *source);
 
@@ -242,6 +250,11 @@ kiln_status kiln_fft_launch_rows(kiln_context *ctx, kiln_stream *stream, fft_pre
                                  int64_t n, int per, kiln_backend_arg src, kiln_backend_arg dst,
                                  kiln_backend_arg twiddles, int sign, double scale,
                                  int64_t batch);
+
+/* As kiln_fft_fused_runs for the row kernel of rows of n, `per` points per
+ * work-item. */
+kiln_status kiln_fft_rows_runs(kiln_context *ctx, fft_precision p, int64_t n, int per,
+                               int *runs);
 
 /* Adds row kernels of a few lengths to the compile checks' catalog. */
 kiln_status kiln_fft_rows_catalog_add(kiln_catalog *catalog);

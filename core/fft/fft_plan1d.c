@@ -288,6 +288,23 @@ static kiln_status make_twiddles(fft_plan1d *plan, int full) {
   return status;
 }
 
+/* Plans radix passes where a fused pass was planned that the device does
+ * not run (kiln_fft_fused_runs: its compiled work-group limit). */
+static kiln_status check_kernels_run(kiln_context *ctx, fft_plan1d *plan) {
+  for (int p = 0; p < plan->npasses; p++) {
+    if (!plan->fused[p]) continue;
+    int runs = 1;
+    KILN_RETURN_IF_ERROR(kiln_fft_fused_runs(ctx, plan->precision, plan->radix[p], &runs));
+    if (runs) continue;
+    kiln_log(KILN_LOG_DEBUG, "fft: the fused pass of %d does not run here: radix passes",
+             plan->radix[p]);
+    memset(plan->fused, 0, sizeof plan->fused);
+    plan->npasses = factorise(ctx, plan->precision, plan->n, 0, plan->radix, plan->fused);
+    return KILN_OK;
+  }
+  return KILN_OK;
+}
+
 kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision precision,
                                  int vendor_type, int64_t batch, int rank, const int64_t *outer,
                                  kiln_fft_plan1d_get_fn get_sub, fft_plan1d **out) {
@@ -326,7 +343,17 @@ kiln_status kiln_fft_plan1d_make(kiln_context *ctx, int64_t n, fft_precision pre
     return status;
   }
   plan->npasses = n > 1 ? factorise(ctx, precision, n, fused_points, plan->radix, plan->fused) : 0;
-  status = kiln_fft_rows_points(ctx, precision, n, &plan->rows_per);
+  status = check_kernels_run(ctx, plan);
+  if (status == KILN_OK) status = kiln_fft_rows_points(ctx, precision, n, &plan->rows_per);
+  if (status == KILN_OK && plan->rows_per > 0) {
+    int runs = 1;
+    status = kiln_fft_rows_runs(ctx, precision, n, plan->rows_per, &runs);
+    if (status == KILN_OK && !runs) {
+      kiln_log(KILN_LOG_DEBUG, "fft: the row kernel of %lld does not run here: radix passes",
+               (long long)n);
+      plan->rows_per = 0;
+    }
+  }
   if (status == KILN_OK && (plan->rows_per > 0 || (plan->npasses > 0 && plan->fused[0])))
     status = make_twiddles(plan, plan->rows_per > 0);
   if (n > 1 && plan->npasses == 0) {

@@ -272,6 +272,18 @@ static kiln_status rows_source(void *data, kiln_strbuf *b) {
   return kiln_strbuf_status(b);
 }
 
+kiln_status kiln_fft_rows_runs(kiln_context *ctx, fft_precision p, int64_t n, int per,
+                               int *runs) {
+  pthread_once(&rows_once, rows_read);
+  rows_shape s = shape_of(p, (int)n, per, rows_group_setting);
+  char entry[80];
+  rows_entry(entry, sizeof entry, &s);
+  kiln_program *program = NULL;
+  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, rows_source, &s, &program));
+  *runs = program->max_work_group_size >= (uint64_t)s.threads;
+  return KILN_OK;
+}
+
 kiln_status kiln_fft_launch_rows(kiln_context *ctx, kiln_stream *stream, fft_precision precision,
                                  int64_t n, int per, kiln_backend_arg src, kiln_backend_arg dst,
                                  kiln_backend_arg twiddles, int sign, double scale,
