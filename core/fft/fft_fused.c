@@ -273,13 +273,19 @@ kiln_status kiln_fft_fused_source(fft_precision precision, int length, kiln_strb
   return fused_source(&a, source);
 }
 
-kiln_status kiln_fft_fused_runs(kiln_context *ctx, fft_precision precision, int length,
-                                int *runs) {
+/* The fused pass of `length` points, compiled for ctx. */
+static kiln_status fused_program(kiln_context *ctx, fft_precision precision, int length,
+                                 kiln_program **program) {
   fft_source_args a = {precision, length, 0};
   char entry[64];
   fused_entry(entry, sizeof entry, precision, length);
+  return kiln_fft_program(ctx, entry, fused_source, &a, program);
+}
+
+kiln_status kiln_fft_fused_runs(kiln_context *ctx, fft_precision precision, int length,
+                                int *runs) {
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, fused_source, &a, &program));
+  KILN_RETURN_IF_ERROR(fused_program(ctx, precision, length, &program));
   *runs = program->max_work_group_size >= (uint64_t)threads_of(precision);
   return KILN_OK;
 }
@@ -289,11 +295,8 @@ kiln_status kiln_fft_launch_fused(kiln_context *ctx, kiln_stream *stream,
                                   kiln_backend_arg dst, kiln_backend_arg twiddles, int64_t n,
                                   int64_t ns, int sign, double scale, int64_t batch,
                                   int64_t shift, int64_t inner) {
-  fft_source_args a = {precision, length, 0};
-  char entry[64];
-  fused_entry(entry, sizeof entry, precision, length);
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, fused_source, &a, &program));
+  KILN_RETURN_IF_ERROR(fused_program(ctx, precision, length, &program));
   const int threads = threads_of(precision), B = kiln_fft_fused_elements(precision) / length;
   if (program->max_work_group_size < (uint64_t)threads)
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,

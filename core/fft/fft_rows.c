@@ -272,14 +272,22 @@ static kiln_status rows_source(void *data, kiln_strbuf *b) {
   return kiln_strbuf_status(b);
 }
 
+/* The row kernel's shape and compiled program for rows of n, `per` points
+ * per work-item. */
+static kiln_status rows_program(kiln_context *ctx, fft_precision p, int64_t n, int per,
+                                rows_shape *s, kiln_program **program) {
+  pthread_once(&rows_once, rows_read);
+  *s = shape_of(p, (int)n, per, rows_group_setting);
+  char entry[80];
+  rows_entry(entry, sizeof entry, s);
+  return kiln_fft_program(ctx, entry, rows_source, s, program);
+}
+
 kiln_status kiln_fft_rows_runs(kiln_context *ctx, fft_precision p, int64_t n, int per,
                                int *runs) {
-  pthread_once(&rows_once, rows_read);
-  rows_shape s = shape_of(p, (int)n, per, rows_group_setting);
-  char entry[80];
-  rows_entry(entry, sizeof entry, &s);
+  rows_shape s;
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, rows_source, &s, &program));
+  KILN_RETURN_IF_ERROR(rows_program(ctx, p, n, per, &s, &program));
   *runs = program->max_work_group_size >= (uint64_t)s.threads;
   return KILN_OK;
 }
@@ -288,12 +296,9 @@ kiln_status kiln_fft_launch_rows(kiln_context *ctx, kiln_stream *stream, fft_pre
                                  int64_t n, int per, kiln_backend_arg src, kiln_backend_arg dst,
                                  kiln_backend_arg twiddles, int sign, double scale,
                                  int64_t batch) {
-  pthread_once(&rows_once, rows_read);
-  rows_shape s = shape_of(precision, (int)n, per, rows_group_setting);
-  char entry[80];
-  rows_entry(entry, sizeof entry, &s);
+  rows_shape s;
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_fft_program(ctx, entry, rows_source, &s, &program));
+  KILN_RETURN_IF_ERROR(rows_program(ctx, precision, n, per, &s, &program));
   if (program->max_work_group_size < (uint64_t)s.threads)
     return kiln_error_set(KILN_ERROR_UNIMPLEMENTED,
                           "fft: the row kernel needs work-groups of %d items; the device runs "
