@@ -6,7 +6,10 @@
 #include "core/sort/indexing_internal.h"
 
 /* NumPy's order (npy_sort's LT): NaNs after every number; complex numbers
- * by real part, then imaginary part, a NaN part sorting after numbers. */
+ * by real part, then imaginary part, a NaN part sorting after numbers
+ * (CFLOAT_LT: R + Rj < R + nanj < nan + Rj < nan + nanj). Complex adds
+ * KILN_KEY_COMPLEX and kiln_key_has_nan (unique.kl: NumPy 2 makes every
+ * complex number with a NaN part one value). */
 static const char complex_less[] =
     "KILN_DEVICE int kiln_key_less(VALUE a, VALUE b) {\n"
     "  if (a.real < b.real) return a.imag == a.imag || b.imag != b.imag;\n"
@@ -14,7 +17,9 @@ static const char complex_less[] =
     "  if (a.real == b.real || (a.real != a.real && b.real != b.real))\n"
     "    return a.imag < b.imag || (b.imag != b.imag && a.imag == a.imag);\n"
     "  return b.real != b.real;\n"
-    "}\n";
+    "}\n"
+    "#define KILN_KEY_COMPLEX 1\n"
+    "KILN_DEVICE int kiln_key_has_nan(VALUE a) { return a.real != a.real || a.imag != a.imag; }\n";
 static const char float_less[] =
     "KILN_DEVICE int kiln_key_less(VALUE a, VALUE b) { return a < b || (b != b && a == a); }\n";
 static const char integer_less[] =

@@ -7,7 +7,8 @@
  * is NumPy's: integers and bool by value; floats with -0.0 and 0.0 equal
  * (they keep their input order) and NaNs (any sign or payload) last;
  * complex numbers lexicographically by (real, imaginary), a NaN part
- * sorting after every number, as NumPy's. Descending reverses the order of
+ * sorting after every number, as NumPy's: R + Rj < R + nanj < nan + Rj <
+ * nan + nanj (R: not NaN). Descending reverses the order of
  * the keys (NaNs first) and keeps equal keys in their input order.
  *
  * Operands as the ufuncs': inputs are device arrays (any view: strided,
@@ -105,7 +106,9 @@ typedef struct kiln_unique_outputs {
 } kiln_unique_outputs;
 
 /* NumPy's np.unique(input) (flattened; equal_nan: all NaNs are one value,
- * -0.0 equals 0.0 and the first occurrence's bits are kept): the sorted
+ * every complex number with a NaN part too (NumPy 2: the first of them in
+ * sorted order is kept), -0.0 equals 0.0 and the first occurrence's bits
+ * are kept): the sorted
  * unique values into `output` (1-D, input's dtype; a given device array or
  * host memory needs at least *count elements, the rest left as it was),
  * their number into *count, and the outputs asked in *extra (NULL: none).
