@@ -65,10 +65,24 @@ static kiln_status array_input(kiln_context *ctx, const char *what, const kiln_o
 }
 
 /* Launches an entry of move.kl with the word defines of dtype. */
+/* move.kl's IX_STREAMING when $KILN_IX_STREAMING is 1 (read at each call;
+ * a knob for measuring, docs/environment.md), else nothing. */
+static const char *streaming_define(void) {
+  const char *v = getenv("KILN_IX_STREAMING");
+  return v && strcmp(v, "1") == 0 ? "#define IX_STREAMING 1\n" : "";
+}
+
+/* move.kl's defines for dtype (the words, and IX_STREAMING when asked). */
+static void move_defines(kiln_dtype dtype, char *out, size_t size) {
+  char words[128];
+  kiln_ix_word_defines(dtype, words, sizeof words);
+  snprintf(out, size, "%s%s", words, streaming_define());
+}
+
 static kiln_status move(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype,
                         const char *entry, int64_t n, kiln_ix_args *args) {
-  char defines[128];
-  kiln_ix_word_defines(dtype, defines, sizeof defines);
+  char defines[160];
+  move_defines(dtype, defines, sizeof defines);
   return kiln_ix_launch(ctx, stream, kiln_builtin_move, defines, entry, n, args);
 }
 
@@ -233,15 +247,15 @@ static put_form choose_form(const kiln_context *ctx, const kiln_array *a, int64_
 
 /* move.kl's defines for dtype with the packed claim's kernels. */
 static void packed_defines(kiln_dtype dtype, char *out, size_t size) {
-  char words[128];
-  kiln_ix_word_defines(dtype, words, sizeof words);
+  char words[160];
+  move_defines(dtype, words, sizeof words);
   snprintf(out, size, "%s#define PUT_PACKED 1\n", words);
 }
 
 /* Launches an entry of move.kl built with the packed claim's kernels. */
 static kiln_status move_packed(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype,
                                const char *entry, int64_t n, kiln_ix_args *args) {
-  char defines[160];
+  char defines[200];
   packed_defines(dtype, defines, sizeof defines);
   return kiln_ix_launch(ctx, stream, kiln_builtin_move, defines, entry, n, args);
 }
@@ -250,7 +264,7 @@ static kiln_status move_packed(kiln_context *ctx, kiln_stream *stream, kiln_dtyp
  * has no 64-bit atomic max: the form falls back to WINNERS). */
 static kiln_status packed_available(kiln_context *ctx, kiln_dtype dtype, const char *claim,
                                     int *available) {
-  char defines[160];
+  char defines[200];
   packed_defines(dtype, defines, sizeof defines);
   kiln_program *program = NULL;
   kiln_status status = kiln_ix_program(ctx, kiln_builtin_move, defines, claim, &program);
@@ -278,7 +292,7 @@ typedef struct scatter_job {
  * positions itself, on as many work-groups as the device keeps busy. */
 static kiln_status launch_groups(kiln_context *ctx, kiln_stream *stream, const char *entry,
                                  kiln_dtype dtype, int64_t n, kiln_ix_args *args) {
-  char defines[160];
+  char defines[200];
   packed_defines(dtype, defines, sizeof defines);
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_ix_program(ctx, kiln_builtin_move, defines, entry, &program));
