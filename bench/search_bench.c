@@ -89,6 +89,21 @@ static double timed(problem *p, int which) {
   return bench_median(ms, REPEATS);
 }
 
+/* The elements of got (n) that differ from a put of data at idx (the last
+ * value winning) over zeros, or over the put of data at perm when perm is
+ * given: the sequential loop, NumPy's semantics. */
+static int64_t put_errors(const float *got, const float *data, const int64_t *idx,
+                          const int64_t *perm, int64_t n) {
+  float *want = calloc((size_t)n, sizeof *want);
+  if (!want) return n;
+  for (int64_t k = 0; perm && k < n; k++) want[perm[k]] = data[k];
+  for (int64_t k = 0; k < n; k++) want[idx[k]] = data[k];
+  int64_t bad = 0;
+  for (int64_t k = 0; k < n; k++) bad += memcmp(&got[k], &want[k], sizeof *got) != 0;
+  free(want);
+  return bad;
+}
+
 /* A device array of n random values made by a host loop (uploaded once). */
 static kiln_array *upload(kiln_context *ctx, kiln_dtype d, int64_t n, void *h) {
   kiln_array *a = NULL;
@@ -114,6 +129,9 @@ int main(int argc, char **argv) {
   float *f = malloc((size_t)n * sizeof *f);
   int32_t *ints = malloc((size_t)n * sizeof *ints);
   int64_t *idx = malloc((size_t)n * sizeof *idx);
+  /* host copies for the put rows' check */
+  float *data_h = malloc((size_t)n * sizeof *data_h), *got = malloc((size_t)n * sizeof *got);
+  int64_t *idx_h = malloc((size_t)n * sizeof *idx_h), *perm_h = malloc((size_t)n * sizeof *perm_h);
   int64_t bins = n >= 100000000 ? 1000000 : n / 100 + 1;
   for (int64_t i = 0; i < n; i++) {
     f[i] = (float)((double)(next() >> 11) / 9007199254740992.0 * 2 - 1);
@@ -123,6 +141,8 @@ int main(int argc, char **argv) {
   p.data = upload(ctx, KILN_FLOAT32, n, f);
   p.ints = upload(ctx, KILN_INT32, n, ints);
   p.indices = upload(ctx, KILN_INT64, n, idx);
+  memcpy(data_h, f, (size_t)n * sizeof *f);
+  memcpy(idx_h, idx, (size_t)n * sizeof *idx);
   for (int64_t i = 0; i < n; i++) idx[i] = i;
   for (int64_t i = n - 1; i > 0; i--) {
     int64_t j = (int64_t)(next() % (uint64_t)(i + 1)), x = idx[i];
@@ -130,6 +150,7 @@ int main(int argc, char **argv) {
     idx[j] = x;
   }
   p.perm = upload(ctx, KILN_INT64, n, idx);
+  memcpy(perm_h, idx, (size_t)n * sizeof *idx);
   for (int64_t i = 0; i < n; i++) f[i] = (float)i; /* sorted */
   p.sorted = upload(ctx, KILN_FLOAT32, n, f);
   int64_t nq = n / 10;
@@ -156,6 +177,7 @@ int main(int argc, char **argv) {
          at_issue_size ? "CuPy H100 ms" : "", at_issue_size ? "goal ms" : "",
          at_issue_size ? "kiln/goal" : "");
   double copy = 0;
+  int perm_ran = 0;
   for (int w = 0; w < 8; w++) {
     if (w > 0 && only && !bench_name_matches(rows[w].name, only)) continue;
     double ms = timed(&p, w);
@@ -164,7 +186,22 @@ int main(int argc, char **argv) {
     if (at_issue_size && rows[w].cupy_ms > 0)
       printf(" %14.3f %10.3f %10.2f%s", rows[w].cupy_ms, rows[w].goal_ms, ms / rows[w].goal_ms,
              ms <= rows[w].goal_ms ? "" : "  (above the goal)");
+    if (w == 5 || w == 6) {
+      /* the put rows leave out as the last call made it: a permutation
+       * puts data[k] at perm[k]; the repeats row (after it) puts data[k]
+       * at idx[k] in order over that, the last value winning */
+      BENCH_CHECK(kiln_array_to_host(p.out, got, NULL));
+      int64_t bad = 0;
+      if (w == 5)
+        for (int64_t k = 0; k < n; k++) bad += got[perm_h[k]] != data_h[k];
+      else
+        bad = put_errors(got, data_h, idx_h, perm_ran ? perm_h : NULL, n);
+      perm_ran |= w == 5;
+      printf("  %s", bad ? "WRONG" : "ok");
+      if (bad) printf(" (%lld elements differ)", (long long)bad);
+    }
     printf("\n");
+    fflush(stdout);
   }
   printf("(bincount into %lld bins; a[a > 0] includes the compare; CuPy's figures from the "
          "issue: bench/search_peers.py measures CuPy on this machine, "
@@ -172,6 +209,10 @@ int main(int argc, char **argv) {
          (long long)bins);
   kiln_array *arrays[] = {p.sorted, p.queries, p.data, p.ints, p.indices, p.perm, p.out};
   for (int i = 0; i < 7; i++) kiln_array_release(arrays[i]);
+  free(data_h);
+  free(got);
+  free(idx_h);
+  free(perm_h);
   kiln_context_release(ctx);
   return 0;
 }
