@@ -364,6 +364,23 @@ static void test_put_sparse(kiln_context *ctx) {
   kiln_stream_release(stream);
 }
 
+/* A put under `variable`=`value` (not a value it takes): INVALID_ARGUMENT
+ * naming both, the array left alone. Unsets the variable. */
+static void bad_put_setting(kiln_context *ctx, const char *variable, const char *value) {
+  float a[4] = {1, 2, 3, 4}, v[2] = {5, 6};
+  int64_t n4 = 4, two = 2, idx[2] = {0, 0};
+  char text[64];
+  setenv(variable, value, 1);
+  CHECK_STATUS(kiln_put(ctx, kiln_operand_host_output(a, KILN_FLOAT32, 1, &n4, NULL),
+                        kiln_operand_host(idx, KILN_INT64, 1, &two, NULL),
+                        kiln_operand_host(v, KILN_FLOAT32, 1, &two, NULL), KILN_INDEX_RAISE, NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  snprintf(text, sizeof text, "%s=%s", variable, value);
+  CHECK_ERROR_CONTAINS(text);
+  CHECK(a[0] == 1);
+  unsetenv(variable);
+}
+
 /* The binned claim (take.c's BINNED form: GPUs' dense flat puts into
  * large arrays) forced on any device with $KILN_PUT_FORM, with bins of 16
  * targets ($KILN_PUT_BIN_SHIFT=4), so that small arrays span many bins
@@ -390,23 +407,9 @@ static void test_put_binned(kiln_context *ctx) {
       check_put_last_wins(ctx, dtypes[t], n, idx, ni, nv, mode, s % 2 ? stream : NULL);
       free(idx);
     }
-  float a[4] = {1, 2, 3, 4}, v[2] = {5, 6};
-  int64_t n4 = 4, two = 2, idx[2] = {0, 0};
-  setenv("KILN_PUT_BIN_SHIFT", "3", 1);
-  CHECK_STATUS(kiln_put(ctx, kiln_operand_host_output(a, KILN_FLOAT32, 1, &n4, NULL),
-                        kiln_operand_host(idx, KILN_INT64, 1, &two, NULL),
-                        kiln_operand_host(v, KILN_FLOAT32, 1, &two, NULL), KILN_INDEX_RAISE, NULL),
-               KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_ERROR_CONTAINS("KILN_PUT_BIN_SHIFT=3");
   unsetenv("KILN_PUT_BIN_SHIFT");
-  setenv("KILN_PUT_FORM", "sorted", 1);
-  CHECK_STATUS(kiln_put(ctx, kiln_operand_host_output(a, KILN_FLOAT32, 1, &n4, NULL),
-                        kiln_operand_host(idx, KILN_INT64, 1, &two, NULL),
-                        kiln_operand_host(v, KILN_FLOAT32, 1, &two, NULL), KILN_INDEX_RAISE, NULL),
-               KILN_ERROR_INVALID_ARGUMENT);
-  CHECK_ERROR_CONTAINS("KILN_PUT_FORM=sorted");
-  CHECK(a[0] == 1);
-  unsetenv("KILN_PUT_FORM");
+  bad_put_setting(ctx, "KILN_PUT_BIN_SHIFT", "3");
+  bad_put_setting(ctx, "KILN_PUT_FORM", "sorted");
   kiln_stream_release(stream);
 }
 

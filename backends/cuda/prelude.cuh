@@ -170,14 +170,6 @@ KILN_DEVICE uint64_t kiln_atomic_max_u64(uint64_t *p, uint64_t v) {
   return (uint64_t)atomicMax((unsigned long long *)p, (unsigned long long)v);
 }
 
-/* Loads and stores of data used once, marked evict-first (PTX's .cs:
- * ld.global.cs, st.global.cs), so that the L2 cache keeps what is used
- * again (take's gathered array, put's claim words) rather than the
- * streams passing through it (kernels/builtin/move.kl, KILN_IX_STREAMING) */
-#define KILN_HAS_STREAMING_ACCESS 1
-#define kiln_load_streaming(p) __ldcs(p)
-#define kiln_store_streaming(p, v) __stcs((p), (v))
-
 /* ---- math ----------------------------------------------------------------- */
 #define KILN_INFINITY __int_as_float(0x7f800000)
 #define KILN_NAN __int_as_float(0x7fc00000)

@@ -65,24 +65,10 @@ static kiln_status array_input(kiln_context *ctx, const char *what, const kiln_o
 }
 
 /* Launches an entry of move.kl with the word defines of dtype. */
-/* move.kl's IX_STREAMING when $KILN_IX_STREAMING is 1 (read at each call;
- * a knob for measuring, docs/environment.md), else nothing. */
-static const char *streaming_define(void) {
-  const char *v = getenv("KILN_IX_STREAMING");
-  return v && strcmp(v, "1") == 0 ? "#define IX_STREAMING 1\n" : "";
-}
-
-/* move.kl's defines for dtype (the words, and IX_STREAMING when asked). */
-static void move_defines(kiln_dtype dtype, char *out, size_t size) {
-  char words[128];
-  kiln_ix_word_defines(dtype, words, sizeof words);
-  snprintf(out, size, "%s%s", words, streaming_define());
-}
-
 static kiln_status move(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype,
                         const char *entry, int64_t n, kiln_ix_args *args) {
-  char defines[160];
-  move_defines(dtype, defines, sizeof defines);
+  char defines[128];
+  kiln_ix_word_defines(dtype, defines, sizeof defines);
   return kiln_ix_launch(ctx, stream, kiln_builtin_move, defines, entry, n, args);
 }
 
@@ -176,10 +162,10 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
  *            (targets and claim words), so the atomics of each stretch of
  *            the claim stay within a bin that the GPU's L2 cache holds,
  *            instead of costing a DRAM read and write each.
- * Dense puts (positions at least an eighth of a's size) take BINNED on a
- * GPU where a's scratch outgrows the L2 cache (a flat put, a below 2^32
- * elements), else PACKED where it can run, else WINNERS; sparse ones
- * CHECKED, whose cost does not grow with a's size beyond the scratch fill.
+ * Dense puts (positions at least an eighth of a's size) take PACKED where
+ * it can run, else WINNERS; sparse ones CHECKED, whose cost does not grow
+ * with a's size beyond the scratch fill. BINNED is only taken when forced:
+ * on the H200 it took 9.5-11.1 ms where PACKED took 6.8 (docs/indexing.md).
  * $KILN_PUT_FORM (checked, winners, packed, binned; read at each call)
  * fixes the form where it can run (binned falls back to packed on
  * along-axis puts and arrays of 2^32 elements or more; packed and binned
@@ -230,8 +216,7 @@ static kiln_status env_put_form(put_form *form, int *shift) {
 
 /* The form of a scatter of n positions into a (flat: a flat put), before
  * the check that the device has a 64-bit atomic max. */
-static put_form choose_form(const kiln_context *ctx, const kiln_array *a, int64_t n, int flat,
-                            put_form forced) {
+static put_form choose_form(const kiln_array *a, int64_t n, int flat, put_form forced) {
   int packable = kiln_ix_words(a->dtype) == 1 && kiln_dtype_size(a->dtype) <= 4;
   int binnable = packable && flat && a->size < ((int64_t)1 << 32);
   if (forced != PUT_AUTO) {
@@ -240,22 +225,20 @@ static put_form choose_form(const kiln_context *ctx, const kiln_array *a, int64_
     return forced;
   }
   if (n < a->size / 8) return PUT_CHECKED;
-  if (binnable && ctx->info.type != KILN_DEVICE_CPU && a->size >= ((int64_t)1 << 23))
-    return PUT_BINNED;
   return packable ? PUT_PACKED : PUT_WINNERS;
 }
 
 /* move.kl's defines for dtype with the packed claim's kernels. */
 static void packed_defines(kiln_dtype dtype, char *out, size_t size) {
-  char words[160];
-  move_defines(dtype, words, sizeof words);
+  char words[128];
+  kiln_ix_word_defines(dtype, words, sizeof words);
   snprintf(out, size, "%s#define PUT_PACKED 1\n", words);
 }
 
 /* Launches an entry of move.kl built with the packed claim's kernels. */
 static kiln_status move_packed(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype,
                                const char *entry, int64_t n, kiln_ix_args *args) {
-  char defines[200];
+  char defines[160];
   packed_defines(dtype, defines, sizeof defines);
   return kiln_ix_launch(ctx, stream, kiln_builtin_move, defines, entry, n, args);
 }
@@ -264,7 +247,7 @@ static kiln_status move_packed(kiln_context *ctx, kiln_stream *stream, kiln_dtyp
  * has no 64-bit atomic max: the form falls back to WINNERS). */
 static kiln_status packed_available(kiln_context *ctx, kiln_dtype dtype, const char *claim,
                                     int *available) {
-  char defines[200];
+  char defines[160];
   packed_defines(dtype, defines, sizeof defines);
   kiln_program *program = NULL;
   kiln_status status = kiln_ix_program(ctx, kiln_builtin_move, defines, claim, &program);
@@ -292,7 +275,7 @@ typedef struct scatter_job {
  * positions itself, on as many work-groups as the device keeps busy. */
 static kiln_status launch_groups(kiln_context *ctx, kiln_stream *stream, const char *entry,
                                  kiln_dtype dtype, int64_t n, kiln_ix_args *args) {
-  char defines[200];
+  char defines[160];
   packed_defines(dtype, defines, sizeof defines);
   kiln_program *program = NULL;
   KILN_RETURN_IF_ERROR(kiln_ix_program(ctx, kiln_builtin_move, defines, entry, &program));
@@ -439,7 +422,7 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, scatter_job *
     kiln_ix_arg_int(&args, 0);
     return move(ctx, stream, a->dtype, j->write, n, &args);
   }
-  put_form form = choose_form(ctx, a, n, j->flat, forced);
+  put_form form = choose_form(a, n, j->flat, forced);
   if (form == PUT_PACKED || form == PUT_BINNED) {
     char entry[64];
     int available = 0;
