@@ -283,6 +283,7 @@ static kiln_status launch_groups(kiln_context *ctx, kiln_stream *stream, const c
   kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
   kiln_program_grid_1d(ctx, program, n, &launch.global[0], &launch.local[0]);
   uint64_t groups = launch.global[0] / launch.local[0];
+  if (launch.local[0] > 256) launch.local[0] = 256; /* move.kl's PUT_BIN_TILE */
   uint64_t units = ctx->info.compute_units ? ctx->info.compute_units : 4;
   uint64_t cap = ctx->info.type == KILN_DEVICE_CPU ? units * 4 : units * 8;
   if (groups > cap) groups = cap;
