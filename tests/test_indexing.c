@@ -381,34 +381,31 @@ static void bad_put_setting(kiln_context *ctx, const char *variable, const char 
   unsetenv(variable);
 }
 
-/* The binned claim (take.c's BINNED form: GPUs' dense flat puts into
- * large arrays) forced on any device with $KILN_PUT_FORM, with bins of 16
- * targets ($KILN_PUT_BIN_SHIFT=4), so that small arrays span many bins
- * (and 4099 targets more than its 256 bins allow: larger bins then):
- * the last value in index order, 1- to 4-byte elements (8 and 16 bytes
- * fall back to the winners form), a permutation and repeats, every mode,
- * a device array on a stream and host memory. Bad values of either
- * variable are INVALID_ARGUMENT naming it. */
-static void test_put_binned(kiln_context *ctx) {
-  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_UINT8, KILN_INT16, KILN_INT32, KILN_FLOAT64,
+/* Each claim form of take.c forced with $KILN_PUT_FORM on any device
+ * (auto picks by size and dtype; packed falls back to winners for 8- and
+ * 16-byte elements): dense puts with repeats and a permutation, every mode,
+ * a device array on a stream and host memory, the last value in index
+ * order. A value it does not take is INVALID_ARGUMENT naming it. */
+static void test_put_forms(kiln_context *ctx) {
+  static const char *const forms[] = {"checked", "winners", "packed"};
+  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_UINT8, KILN_INT16, KILN_FLOAT64,
                                KILN_COMPLEX128};
-  const int64_t sizes[] = {1, 13, 4099, 20011};
+  const int64_t sizes[] = {1, 13, 4099};
   kiln_stream *stream = NULL;
   REQUIRE_OK(kiln_stream_create(ctx, &stream));
-  setenv("KILN_PUT_FORM", "binned", 1);
-  setenv("KILN_PUT_BIN_SHIFT", "4", 1);
-  for (int t = 0; t < 6; t++)
-    for (int s = 0; s < 4; s++) {
-      kiln_index_mode mode = (kiln_index_mode)((t + s) % 3);
-      int64_t n = sizes[s], ni = s % 2 ? 3 * n + 7 : n, nv = t % 2 ? ni : 5;
-      int64_t *idx = random_indices(ni, n, mode);
-      if (s == 2) /* a permutation: every target once */
-        for (int64_t k = 0; k < ni; k++) idx[k] = (k * 2027) % n - (k % 2 ? n : 0) * (mode != 2);
-      check_put_last_wins(ctx, dtypes[t], n, idx, ni, nv, mode, s % 2 ? stream : NULL);
-      free(idx);
-    }
-  unsetenv("KILN_PUT_BIN_SHIFT");
-  bad_put_setting(ctx, "KILN_PUT_BIN_SHIFT", "3");
+  for (int f = 0; f < 3; f++) {
+    setenv("KILN_PUT_FORM", forms[f], 1);
+    for (int t = 0; t < 5; t++)
+      for (int s = 0; s < 3; s++) {
+        kiln_index_mode mode = (kiln_index_mode)((t + s + f) % 3);
+        int64_t n = sizes[s], ni = s == 2 ? n : 3 * n + 7, nv = t % 2 ? ni : 5;
+        int64_t *idx = random_indices(ni, n, mode);
+        if (s == 2) /* a permutation: every target once */
+          for (int64_t k = 0; k < ni; k++) idx[k] = (k * 2027) % n - (k % 2 ? n : 0) * (mode != 2);
+        check_put_last_wins(ctx, dtypes[t], n, idx, ni, nv, mode, (s + t) % 2 ? stream : NULL);
+        free(idx);
+      }
+  }
   bad_put_setting(ctx, "KILN_PUT_FORM", "sorted");
   kiln_stream_release(stream);
 }
@@ -646,7 +643,7 @@ static const harness_test tests[] = {
     {"put", test_put},
     {"put_last_wins", test_put_last_wins},
     {"put_sparse", test_put_sparse},
-    {"put_binned", test_put_binned},
+    {"put_forms", test_put_forms},
     {"take_along_axis", test_take_along_axis},
     {"put_along_axis", test_put_along_axis},
     {"mask_select", test_mask_select},

@@ -156,74 +156,35 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
  *   PACKED   the claim is a 64-bit max of (position + 1) << 32 | the
  *            value's bits (elements of at most 4 bytes, a device with a
  *            64-bit atomic max), and one pass over a unpacks it: one random
- *            access per position, as an unordered scatter;
- *   BINNED   PACKED's words, claimed bin by bin of 2^shift targets (flat
- *            puts): the positions are first written out grouped by bin
- *            (targets and claim words), so the atomics of each stretch of
- *            the claim stay within a bin that the GPU's L2 cache holds,
- *            instead of costing a DRAM read and write each.
+ *            access per position, as an unordered scatter.
  * Dense puts (positions at least an eighth of a's size) take PACKED where
  * it can run, else WINNERS; sparse ones CHECKED, whose cost does not grow
- * with a's size beyond the scratch fill. BINNED is only taken when forced:
- * on the H200 it took 9.5-11.1 ms where PACKED took 6.8 (docs/indexing.md).
- * $KILN_PUT_FORM (checked, winners, packed, binned; read at each call)
- * fixes the form where it can run (binned falls back to packed on
- * along-axis puts and arrays of 2^32 elements or more; packed and binned
- * to winners without a 64-bit atomic max), $KILN_PUT_BIN_SHIFT (4 to 30)
- * the bins' size, for bench A/B runs and tests. */
-typedef enum put_form {
-  PUT_CHECKED = 0,
-  PUT_WINNERS = 1,
-  PUT_PACKED = 2,
-  PUT_BINNED = 3,
-  PUT_AUTO = 4
-} put_form;
+ * with a's size beyond the scratch fill. $KILN_PUT_FORM (checked, winners,
+ * packed, auto; read at each call) fixes the form, for bench A/B runs and
+ * tests (packed falls back to winners for 8- and 16-byte elements and
+ * without a 64-bit atomic max). */
+typedef enum put_form { PUT_CHECKED = 0, PUT_WINNERS = 1, PUT_PACKED = 2, PUT_AUTO = 3 } put_form;
 
-/* Targets per bin of the binned claim: 2^21, whose 16 MiB of 64-bit claim
- * words fit the L2 cache of recent GPUs (H100: 50 MiB) with room for the
- * streams around them. */
-#define PUT_BIN_SHIFT 21
-/* move.kl's PUT_BINS_MAX */
-#define PUT_BINS_MAX 256
-
-static kiln_status env_put_form(put_form *form, int *shift) {
-  static const char *const names[] = {"checked", "winners", "packed", "binned"};
+static kiln_status env_put_form(put_form *form) {
+  static const char *const names[] = {"checked", "winners", "packed"};
   *form = PUT_AUTO;
-  *shift = PUT_BIN_SHIFT;
   const char *v = getenv("KILN_PUT_FORM");
-  if (v && *v && strcmp(v, "auto") != 0) {
-    int found = -1;
-    for (int f = 0; f < 4; f++)
-      if (strcmp(v, names[f]) == 0) found = f;
-    if (found < 0)
-      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                            "put: KILN_PUT_FORM=%s is none of checked, winners, packed, binned, "
-                            "auto",
-                            v);
-    *form = (put_form)found;
-  }
-  v = getenv("KILN_PUT_BIN_SHIFT");
-  if (v && *v) {
-    char *end = NULL;
-    long b = strtol(v, &end, 10);
-    if (*end || b < 4 || b > 30)
-      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                            "put: KILN_PUT_BIN_SHIFT=%s is not a number from 4 to 30", v);
-    *shift = (int)b;
-  }
-  return KILN_OK;
+  if (!v || !*v || strcmp(v, "auto") == 0) return KILN_OK;
+  for (int f = 0; f < 3; f++)
+    if (strcmp(v, names[f]) == 0) {
+      *form = (put_form)f;
+      return KILN_OK;
+    }
+  return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                        "put: KILN_PUT_FORM=%s is none of checked, winners, packed, auto", v);
 }
 
-/* The form of a scatter of n positions into a (flat: a flat put), before
- * the check that the device has a 64-bit atomic max. */
-static put_form choose_form(const kiln_array *a, int64_t n, int flat, put_form forced) {
+/* The form of a scatter of n positions into a, before the check that the
+ * device has a 64-bit atomic max. */
+static put_form choose_form(const kiln_array *a, int64_t n, put_form forced) {
   int packable = kiln_ix_words(a->dtype) == 1 && kiln_dtype_size(a->dtype) <= 4;
-  int binnable = packable && flat && a->size < ((int64_t)1 << 32);
-  if (forced != PUT_AUTO) {
-    if (forced == PUT_BINNED && !binnable) forced = PUT_PACKED;
-    if (forced == PUT_PACKED && !packable) forced = PUT_WINNERS;
-    return forced;
-  }
+  if (forced == PUT_PACKED && !packable) return PUT_WINNERS;
+  if (forced != PUT_AUTO) return forced;
   if (n < a->size / 8) return PUT_CHECKED;
   return packable ? PUT_PACKED : PUT_WINNERS;
 }
@@ -265,101 +226,15 @@ typedef struct scatter_job {
   const kiln_array *a, *indices, *values;
   const char *claim, *write; /* the CHECKED form's entries; + "_packed" */
   int nparams;
-  const int64_t *params; /* flat: extent, nvalues, mode */
+  const int64_t *params;
   int64_t nvalues;
-  int flat;
-  int bin_shift; /* BINNED: targets per bin (log2) */
 } scatter_job;
-
-/* Launches a kernel of move.kl (packed claim's build) that loops over its
- * positions itself, on as many work-groups as the device keeps busy. */
-static kiln_status launch_groups(kiln_context *ctx, kiln_stream *stream, const char *entry,
-                                 kiln_dtype dtype, int64_t n, kiln_ix_args *args) {
-  char defines[160];
-  packed_defines(dtype, defines, sizeof defines);
-  kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_ix_program(ctx, kiln_builtin_move, defines, entry, &program));
-  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, args->narrays, args->arrays));
-  kiln_backend_launch launch = {.work_dim = 1, .global = {1, 1, 1}, .local = {1, 1, 1}};
-  kiln_program_grid_1d(ctx, program, n, &launch.global[0], &launch.local[0]);
-  uint64_t groups = launch.global[0] / launch.local[0];
-  if (launch.local[0] > 256) launch.local[0] = 256; /* move.kl's PUT_BIN_TILE */
-  uint64_t units = ctx->info.compute_units ? ctx->info.compute_units : 4;
-  uint64_t cap = ctx->info.type == KILN_DEVICE_CPU ? units * 4 : units * 8;
-  if (groups > cap) groups = cap;
-  launch.global[0] = groups * launch.local[0];
-  return kiln_program_launch(ctx, program, stream, &launch, args->n, args->args);
-}
-
-/* The BINNED form's chunk (move.kl: kiln_put_bin_*): packed (a's size,
- * uint64) filled with 0, the positions counted by bin, written out by bin
- * (targets, records: chunk each), claimed in that order, unpacked. */
-static kiln_status binned_chunk(kiln_context *ctx, kiln_stream *stream, const scatter_job *j,
-                                kiln_array *packed, int64_t first, int64_t chunk) {
-  kiln_dtype dtype = j->a->dtype;
-  int64_t shift = j->bin_shift;
-  while ((((j->a->size - 1) >> shift) + 1) > PUT_BINS_MAX) shift++;
-  int64_t nbins = ((j->a->size - 1) >> shift) + 1, nbins2 = 2 * nbins;
-  kiln_array *bins = NULL, *targets = NULL, *records = NULL;
-  kiln_status status = kiln_array_alloc(ctx, KILN_UINT32, 1, &nbins2, &bins);
-  if (status == KILN_OK) status = kiln_array_alloc(ctx, KILN_UINT32, 1, &chunk, &targets);
-  if (status == KILN_OK) status = kiln_array_alloc(ctx, KILN_UINT64, 1, &chunk, &records);
-  const kiln_array *used[3] = {bins, targets, records};
-  if (status == KILN_OK) status = kiln_ix_use_on_stream(stream, 3, used);
-  static const uint64_t zero = 0;
-  if (status == KILN_OK) status = kiln_ew_fill_on(packed, &zero, stream);
-  if (status == KILN_OK) status = kiln_ew_fill_on(bins, &zero, stream);
-  if (status == KILN_OK) {
-    kiln_ix_args count = {0};
-    kiln_ix_arg_array(&count, bins);
-    kiln_ix_arg_array(&count, j->indices);
-    kiln_ix_arg_int(&count, j->params[0]);
-    kiln_ix_arg_int(&count, j->params[2]);
-    kiln_ix_arg_int(&count, first);
-    kiln_ix_arg_int(&count, shift);
-    kiln_ix_arg_int(&count, nbins);
-    kiln_ix_arg_int(&count, chunk);
-    status = launch_groups(ctx, stream, "kiln_put_bin_count", dtype, chunk, &count);
-  }
-  if (status == KILN_OK) {
-    kiln_ix_args write = {0};
-    kiln_ix_arg_array(&write, targets);
-    kiln_ix_arg_array(&write, records);
-    kiln_ix_arg_array(&write, bins);
-    kiln_ix_arg_array(&write, j->indices);
-    kiln_ix_arg_array(&write, j->values);
-    for (int p = 0; p < 3; p++) kiln_ix_arg_int(&write, j->params[p]);
-    kiln_ix_arg_int(&write, first);
-    kiln_ix_arg_int(&write, shift);
-    kiln_ix_arg_int(&write, nbins);
-    kiln_ix_arg_int(&write, chunk);
-    status = launch_groups(ctx, stream, "kiln_put_bin_scatter", dtype, chunk, &write);
-  }
-  if (status == KILN_OK) {
-    kiln_ix_args claim = {0};
-    kiln_ix_arg_array(&claim, packed);
-    kiln_ix_arg_array(&claim, targets);
-    kiln_ix_arg_array(&claim, records);
-    status = move_packed(ctx, stream, dtype, "kiln_put_bin_claim", chunk, &claim);
-  }
-  if (status == KILN_OK) {
-    kiln_ix_args unpack = {0};
-    kiln_ix_arg_array(&unpack, j->a);
-    kiln_ix_arg_array(&unpack, packed);
-    status = move_packed(ctx, stream, dtype, "kiln_put_unpack", j->a->size, &unpack);
-  }
-  kiln_array_release(bins);
-  kiln_array_release(targets);
-  kiln_array_release(records);
-  return status;
-}
 
 static kiln_status scatter_chunk(kiln_context *ctx, kiln_stream *stream, const scatter_job *j,
                                  put_form form, kiln_array *scratch, int64_t first,
                                  int64_t chunk) {
   kiln_dtype dtype = j->a->dtype;
   kiln_ix_args args = {0};
-  if (form == PUT_BINNED) return binned_chunk(ctx, stream, j, scratch, first, chunk);
   if (form == PUT_PACKED) {
     static const uint64_t zero = 0;
     KILN_RETURN_IF_ERROR(kiln_ew_fill_on(scratch, &zero, stream));
@@ -407,11 +282,11 @@ static kiln_status scatter_chunk(kiln_context *ctx, kiln_stream *stream, const s
  * chunk overwrites an earlier one, as NumPy's loop does), in the form
  * choose_form picks. unique (targets known distinct, or every value the
  * same): one write pass, no claim. */
-static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, scatter_job *j, int64_t n,
-                           int unique) {
+static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter_job *j,
+                           int64_t n, int unique) {
   const kiln_array *a = j->a;
   put_form forced = PUT_AUTO;
-  KILN_RETURN_IF_ERROR(env_put_form(&forced, &j->bin_shift));
+  KILN_RETURN_IF_ERROR(env_put_form(&forced));
   if (unique) {
     kiln_ix_args args = {0};
     kiln_ix_arg_array(&args, a);
@@ -423,8 +298,8 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, scatter_job *
     kiln_ix_arg_int(&args, 0);
     return move(ctx, stream, a->dtype, j->write, n, &args);
   }
-  put_form form = choose_form(a, n, j->flat, forced);
-  if (form == PUT_PACKED || form == PUT_BINNED) {
+  put_form form = choose_form(a, n, forced);
+  if (form == PUT_PACKED) {
     char entry[64];
     int available = 0;
     snprintf(entry, sizeof entry, "%s_packed", j->claim);
@@ -432,9 +307,8 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, scatter_job *
     if (!available) form = PUT_WINNERS;
   }
   kiln_array *scratch = NULL;
-  int wide = form == PUT_PACKED || form == PUT_BINNED;
-  KILN_RETURN_IF_ERROR(
-      kiln_array_alloc(ctx, wide ? KILN_UINT64 : KILN_INT32, 1, &a->size, &scratch));
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, form == PUT_PACKED ? KILN_UINT64 : KILN_INT32, 1,
+                                        &a->size, &scratch));
   const kiln_array *used[1] = {scratch};
   kiln_status status = kiln_ix_use_on_stream(stream, 1, used);
   for (int64_t first = 0; status == KILN_OK && first < n; first += CLAIM_CHUNK) {
@@ -450,7 +324,7 @@ kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_
                              kiln_index_mode mode, int unique) {
   const int64_t params[3] = {a->size, values->size, mode};
   scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat", 3, params,
-                     values->size, 1, PUT_BIN_SHIFT};
+                     values->size};
   /* one value: a repeated target gets the same value whichever write wins */
   return scatter(ctx, stream, &job, indices->size,
                  unique || indices->size == 1 || values->size == 1);
@@ -601,8 +475,7 @@ static kiln_status put_along(kiln_context *ctx, kiln_operand a_operand, kiln_ope
   KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis));
   const int64_t params[4] = {shape[axis], extent, product(axis + 1, a->ndim, shape),
                              KILN_INDEX_RAISE};
-  scatter_job job = {a,        idx,       v, "kiln_put_along_claim", "kiln_put_along", 4, params,
-                     idx->size, 0, PUT_BIN_SHIFT};
+  scatter_job job = {a, idx, v, "kiln_put_along_claim", "kiln_put_along", 4, params, idx->size};
   KILN_RETURN_IF_ERROR(scatter(ctx, stream, &job, idx->size, idx->size == 1));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }

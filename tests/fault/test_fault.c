@@ -848,19 +848,18 @@ static kiln_status scenario_search(kiln_context *ctx, int *correct) {
 
 /* kiln_unique with counts of N int32 (more than a sort tile: the keys
  * alone, the run flags, the count and both compactions), and kiln_put of N
- * values onto 97 targets, float32 (the packed claim, and the binned one
- * forced) and float64 (the winners pass), each checked on the host. */
+ * values onto 97 targets, float32 (the packed claim) and float64 (the
+ * winners pass), each checked on the host. */
 static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
   int64_t n = N, count = 0;
   static int32_t ints[N], values[N];
   static int64_t counts[N], idx[N];
-  static float a32[N], b32[N];
+  static float a32[N];
   static double a64[N], v64[N];
   for (int i = 0; i < N; i++) {
     ints[i] = (int32_t)(host_x[i] * 4);
     idx[i] = (i * 7) % 97;
     a32[i] = host_y[i];
-    b32[i] = host_y[i];
     a64[i] = host_y[i];
     v64[i] = host_x[i];
   }
@@ -876,14 +875,6 @@ static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
   if (s == KILN_OK)
     s = kiln_put(ctx, kiln_operand_host_output(a64, KILN_FLOAT64, 1, &n, NULL), targets,
                  kiln_operand_host(v64, KILN_FLOAT64, 1, &n, NULL), KILN_INDEX_RAISE, NULL);
-  if (s == KILN_OK) { /* the binned claim (GPUs' large puts), forced, bins of 16 targets */
-    setenv("KILN_PUT_FORM", "binned", 1);
-    setenv("KILN_PUT_BIN_SHIFT", "4", 1);
-    s = kiln_put(ctx, kiln_operand_host_output(b32, KILN_FLOAT32, 1, &n, NULL), targets,
-                 kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL), KILN_INDEX_RAISE, NULL);
-    unsetenv("KILN_PUT_FORM");
-    unsetenv("KILN_PUT_BIN_SHIFT");
-  }
   if (s == KILN_OK) {
     int ok = count > 0;
     int64_t total = 0;
@@ -898,7 +889,7 @@ static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
       int last = -1; /* NumPy: the last position aimed at i wins */
       for (int k = 0; k < N; k++)
         if (idx[k] == i) last = k;
-      ok = a32[i] == (last < 0 ? host_y[i] : host_x[last]) && b32[i] == a32[i] &&
+      ok = a32[i] == (last < 0 ? host_y[i] : host_x[last]) &&
            a64[i] == (last < 0 ? (double)host_y[i] : (double)host_x[last]);
     }
     *correct = ok;
