@@ -5,7 +5,7 @@
  * sorts the elements (each element looked up among the distinct values
  * seen so far, then the distinct values ordered), and against NumPy 2's
  * np.unique itself through tests/unique_numpy.py (skipped with the reason
- * when there is no .venv-numpy). */
+ * when there is no Python with NumPy 2: tests/numpy_python.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
