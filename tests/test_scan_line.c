@@ -8,6 +8,8 @@
  * views, complex) on both paths; the internal prefix sum
  * (kiln_scan_add_line); KILN_SCAN, kiln_scan_describe and bad input. */
 #include "core/codegen/scan_line.h"
+#include "core/runtime/device_order.h"
+#include "core/sort/sort_internal.h"
 #include "harness.h"
 
 static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_LOOKBACK, KILN_SCAN_PATH_REDUCE_THEN_SCAN};
@@ -481,13 +483,125 @@ static void test_bad_input(kiln_context *ctx) {
   CHECK(rows == NULL && count == 0);
 }
 
-static const harness_test tests[] = {{"paths_bits", test_paths_bits},
+/* One decision for the scan and the sort: forced by the tests' switch or
+ * KILN_SCAN, else kiln_device_lookback_safe (the backend's capability);
+ * complex accumulators always reduce-then-scan; the explanation names the
+ * reason, and the sort's radix passes follow the scan's path. */
+static void check_choice(kiln_context *ctx, kiln_scan_path want, const char *why) {
+  kiln_scan_path got = KILN_SCAN_PATH_AUTO, complex = KILN_SCAN_PATH_AUTO;
+  CHECK_OK(kiln_scan_choose_path(ctx, KILN_FLOAT32, &got));
+  CHECK_OK(kiln_scan_choose_path(ctx, KILN_COMPLEX64, &complex));
+  CHECK_MSG(got == want, "%s: path %s, expected %s", why, kiln_scan_path_name(got),
+            kiln_scan_path_name(want));
+  CHECK_MSG(complex == KILN_SCAN_PATH_REDUCE_THEN_SCAN, "%s: complex takes %s", why,
+            kiln_scan_path_name(complex));
+  char text[256];
+  CHECK_OK(kiln_scan_describe(ctx, text, sizeof text));
+  CHECK_MSG(strstr(text, why) != NULL, "describe: '%s' lacks '%s'", text, why);
+  const char *sort = kiln_sort_path(ctx);
+  int sort_lookback = !strcmp(sort, "onesweep look-back");
+  CHECK_MSG(sort_lookback == (want == KILN_SCAN_PATH_LOOKBACK), "%s: sort takes %s", why, sort);
+}
+
+static void test_path_choice(kiln_context *ctx) {
+  unsetenv("KILN_SCAN");
+  int safe = kiln_device_lookback_safe(ctx);
+  printf("  device lookback-safe: %d\n", safe);
+  check_choice(ctx, safe ? KILN_SCAN_PATH_LOOKBACK : KILN_SCAN_PATH_REDUCE_THEN_SCAN,
+               safe ? "device-scope ordering:" : "no device-scope ordering known");
+  for (int p = 0; p < 2; p++) {
+    kiln_scan_force_path(paths[p]);
+    check_choice(ctx, paths[p], "forced by the tests' switch");
+    kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+    setenv("KILN_SCAN", paths[p] == KILN_SCAN_PATH_LOOKBACK ? "lookback" : "reduce-then-scan", 1);
+    check_choice(ctx, paths[p], "forced by KILN_SCAN");
+    /* the tests' switch wins over the environment */
+    kiln_scan_force_path(paths[1 - p]);
+    check_choice(ctx, paths[1 - p], "forced by the tests' switch");
+    kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+  }
+  setenv("KILN_SCAN", "auto", 1);
+  check_choice(ctx, safe ? KILN_SCAN_PATH_LOOKBACK : KILN_SCAN_PATH_REDUCE_THEN_SCAN,
+               safe ? "device-scope ordering:" : "no device-scope ordering known");
+  unsetenv("KILN_SCAN");
+  kiln_device_info info;
+  CHECK_OK(kiln_context_device_info(ctx, &info));
+  /* CUDA's GPUs and PoCL's CPU: the capability as documented */
+  if (!strcmp(info.backend, "cuda") && info.type == KILN_DEVICE_GPU) CHECK(safe);
+  if (info.type == KILN_DEVICE_CPU) CHECK(!safe);
+}
+
+/* Both paths at a GPU's size (1e8, KILN_SCAN_LARGE_N overrides; GPUs only,
+ * a CPU device skips with the reason): float32 cumsum (packed status
+ * words) bit for bit against each other and the host emulation, float64
+ * cumprod (8-byte values behind flags) against each other, compaction
+ * (int64 counts) against the host. The look-back's cross-work-group
+ * visibility shows only with thousands of tiles in flight. */
+static void test_large_paths(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  const char *v = getenv("KILN_SCAN_LARGE_N");
+  if (info.type != KILN_DEVICE_GPU && !v) {
+    harness_skip("not a GPU: the 1e8 check of both paths runs on GPUs (KILN_SCAN_LARGE_N=n forces it)");
+    return;
+  }
+  int64_t n = v ? atoll(v) : 100000000;
+  float *x = malloc((size_t)n * 4), *want = malloc((size_t)n * 4);
+  float *got[2] = {malloc((size_t)n * 4), malloc((size_t)n * 4)};
+  CHECK_MSG(x && want && got[0] && got[1], "host memory for %lld float32", (long long)n);
+  if (!x || !want || !got[0] || !got[1]) n = 0;
+  harness_fill_random(x, KILN_FLOAT32, n, -1, 1);
+  line_sum_f32(x, 1, n, want);
+  both_paths(ctx, "add", x, KILN_FLOAT32, n, want, (void **)got);
+  /* compaction of x > 0: count and values against the host, both paths */
+  uint8_t *mask = malloc((size_t)n + 1);
+  int64_t kept = 0;
+  if (!mask) n = 0;
+  for (int64_t i = 0; i < n; i++) kept += mask[i] = x[i] > 0;
+  for (int p = 0; p < 2; p++) {
+    int64_t count = -1, room = n;
+    kiln_scan_force_path(paths[p]);
+    CHECK_OK(kiln_compact(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                          kiln_operand_host(mask, KILN_BOOL, 1, &n, NULL),
+                          kiln_operand_host_output(got[p], KILN_FLOAT32, 1, &room, NULL), &count,
+                          NULL));
+    kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+    int64_t k = 0, bad = 0;
+    for (int64_t i = 0; i < n && k < count; i++)
+      if (mask[i]) bad += memcmp(&got[p][k++], &x[i], 4) != 0;
+    CHECK_MSG(count == kept && bad == 0, "n %lld %s: count %lld (expected %lld), %lld differ",
+              (long long)n, kiln_scan_path_name(paths[p]), (long long)count, (long long)kept,
+              (long long)bad);
+  }
+  free(mask);
+  free(got[0]);
+  free(got[1]);
+  free(want);
+  free(x);
+  if (!info.has_double) return;
+  int64_t nd = n / 2;
+  double *xd = malloc((size_t)nd * 8), *wantd = malloc((size_t)nd * 8);
+  double *gotd[2] = {malloc((size_t)nd * 8), malloc((size_t)nd * 8)};
+  CHECK_MSG(xd && wantd && gotd[0] && gotd[1], "host memory for %lld float64", (long long)nd);
+  if (!xd || !wantd || !gotd[0] || !gotd[1]) nd = 0;
+  harness_fill_random(xd, KILN_FLOAT64, nd, 0.99999999, 1.00000001);
+  line_prod_f64(xd, 1, nd, wantd);
+  both_paths(ctx, "multiply", xd, KILN_FLOAT64, nd, wantd, (void **)gotd);
+  free(xd);
+  free(wantd);
+  free(gotd[0]);
+  free(gotd[1]);
+}
+
+static const harness_test tests[] = {{"path_choice", test_path_choice},
+                                     {"paths_bits", test_paths_bits},
                                      {"strided_views", test_strided_views},
                                      {"every_dtype", test_every_dtype},
                                      {"compact_paths", test_compact_paths},
                                      {"nonzero", test_nonzero},
                                      {"add_line", test_add_line},
                                      {"bad_input", test_bad_input},
+                                     {"large_paths", test_large_paths},
                                      {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

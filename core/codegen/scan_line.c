@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/codegen/scan_line.h"
+#include "core/runtime/device_order.h"
 #include "core/runtime/log.h"
 
 #define WINDOW KILN_SCAN_LANES    /* tiles one look-back step reads at once */
@@ -22,21 +23,9 @@ const char *kiln_scan_path_name(kiln_scan_path path) {
   return path == KILN_SCAN_PATH_LOOKBACK ? "lookback" : "reduce-then-scan";
 }
 
-/* GPUs where the look-back is safe: every resident work-group keeps
- * running while one spins (it waits only on tiles taken earlier, hence
- * resident), and a flag read after a fence sees the value published before
- * it at device scope. CUDA and HIP give both. OpenCL 1.2 has no
- * device-scope acquire/release (mem_fence orders one work-item's accesses
- * only): on NVIDIA's OpenCL the look-back read stale aggregates past ~150
- * tiles (H200, 2026-11-27), so every OpenCL device takes reduce-then-scan. */
-static int progress_known(const kiln_context *ctx) {
-  const kiln_device_info *d = &ctx->info;
-  if (d->type != KILN_DEVICE_GPU) return 0;
-  return !strcmp(d->backend, "cuda") || !strcmp(d->backend, "hip");
-}
-
-kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path) {
+kiln_status kiln_scan_requested_path(kiln_scan_path *path, kiln_scan_path_source *source) {
   kiln_scan_path p = (kiln_scan_path)atomic_load(&forced_path);
+  kiln_scan_path_source from = p != KILN_SCAN_PATH_AUTO ? KILN_SCAN_FROM_TESTS : KILN_SCAN_FROM_DEVICE;
   if (p == KILN_SCAN_PATH_AUTO) {
     const char *v = getenv("KILN_SCAN");
     if (v && !strcmp(v, "lookback"))
@@ -46,9 +35,23 @@ kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_
     else if (v && *v && strcmp(v, "auto"))
       return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                             "KILN_SCAN='%s': expected lookback, reduce-then-scan or auto", v);
+    if (p != KILN_SCAN_PATH_AUTO) from = KILN_SCAN_FROM_ENV;
   }
+  *path = p;
+  if (source) *source = from;
+  return KILN_OK;
+}
+
+kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path) {
+  kiln_scan_path p = KILN_SCAN_PATH_AUTO;
+  KILN_RETURN_IF_ERROR(kiln_scan_requested_path(&p, NULL));
+  /* the one capability the sort's look-back asks too: resident
+   * work-groups keep running while one spins, and the prelude's flag and
+   * word accesses and fence are device-scope (CUDA, HIP, NVIDIA's OpenCL
+   * through PTX; not PoCL's CPU device nor other OpenCL devices, whose
+   * OpenCL 1.2 has no device-scope acquire/release) */
   if (p == KILN_SCAN_PATH_AUTO)
-    p = progress_known(ctx) ? KILN_SCAN_PATH_LOOKBACK : KILN_SCAN_PATH_REDUCE_THEN_SCAN;
+    p = kiln_device_lookback_safe(ctx) ? KILN_SCAN_PATH_LOOKBACK : KILN_SCAN_PATH_REDUCE_THEN_SCAN;
   if (kiln_dtype_is_complex(acc)) p = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
   *path = p;
   return KILN_OK;
@@ -56,17 +59,20 @@ kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_
 
 kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t size) {
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
+  kiln_scan_path_source source = KILN_SCAN_FROM_DEVICE;
+  KILN_RETURN_IF_ERROR(kiln_scan_requested_path(&path, &source));
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, KILN_FLOAT32, &path));
-  const char *v = getenv("KILN_SCAN");
   const char *why;
-  if (atomic_load(&forced_path) != KILN_SCAN_PATH_AUTO)
+  if (source == KILN_SCAN_FROM_TESTS)
     why = "forced by the tests' switch";
-  else if (v && *v && strcmp(v, "auto"))
+  else if (source == KILN_SCAN_FROM_ENV)
     why = "forced by KILN_SCAN";
   else if (path == KILN_SCAN_PATH_LOOKBACK)
-    why = "a CUDA or HIP GPU: work-groups keep running while others spin, flags seen at device scope";
+    why = "the backend gives this GPU device-scope ordering: work-groups keep running while "
+          "others spin, flags seen at device scope";
   else
-    why = "not a CUDA or HIP GPU: no forward progress or device-scope ordering known";
+    why = "no device-scope ordering known for this device: not a GPU, or an OpenCL platform "
+          "without it";
   snprintf(text, size, "%s (%s; complex accumulators always reduce-then-scan)",
            kiln_scan_path_name(path), why);
   return KILN_OK;
@@ -138,58 +144,79 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  * chain of tiles forms. Reads after a flag go through a fence in the
  * reading work-item, as the writes before it, unless status and value
  * are packed in one word (lookback_access). */
-/* The look-back's accesses to the published values, in two forms:
- * - separate: a uint32 flag per tile (0 nothing, 1 aggregate, 2
- *   inclusive) and the values in agg/inc, written before the flag behind
- *   a device-scope fence and read after it behind another;
- * - packed (float32, int32 and uint32 accumulators): one 64-bit word per
+/* The look-back's accesses to the published values, in two forms, every
+ * access through the prelude's device-scope primitives (kiln_flag_*,
+ * kiln_word_*64, kiln_fence: volatile on CUDA and HIP, PTX on NVIDIA's
+ * OpenCL, where plain OpenCL C gives no device-scope order):
+ * - separate (8-byte accumulators): a uint32 flag per tile (0 nothing, 1
+ *   aggregate, 2 inclusive) and the values' bits in agg/inc, written
+ *   before the flag behind a device-scope fence and read after it behind
+ *   another;
+ * - packed (real accumulators of at most 4 bytes): one 64-bit word per
  *   tile and kind, aw[t] = (1 << 32) | bits of A_t, iw[t] = (2 << 32) |
  *   bits of I_t, each written once by one store and read by one load (a
  *   word that is not 0 holds its value), so no fence between a value and
  *   its status on either side (CUB's form). */
 typedef struct lookback_access {
-  char decl[400], flag[64], agg[160], inc[160], publish[400], finish[400];
+  char decl[400], flag[128], agg[160], inc[160], publish[400], finish[400];
 } lookback_access;
 
 static void lookback_access_of(const line_request *r, const char *acc, lookback_access *x) {
+  int is_float = r->acc == KILN_FLOAT32 || r->acc == KILN_FLOAT64;
   if (!r->packed) {
+    /* 8-byte values: their bits through kiln_word_*64, the flag through
+     * kiln_flag_*, each fenced at device scope (PTX on NVIDIA's OpenCL) */
+    const char *bits = is_float ? "kiln_double_as_uint64" : "(uint64_t)";
+    char get[64];
+    if (is_float)
+      snprintf(get, sizeof get, "kiln_uint64_as_double");
+    else
+      snprintf(get, sizeof get, "(%s)", acc);
     snprintf(x->decl, sizeof x->decl,
              "  KILN_GLOBAL volatile uint32_t *flag = st + ost + %d;\n"
-             "  KILN_GLOBAL volatile %s *agg = va + ova, *inc = vi + ovi;\n",
-             STATE_HEAD, acc);
-    snprintf(x->flag, sizeof x->flag, "flag[@]");
-    snprintf(x->agg, sizeof x->agg, "((void)flag[@], kiln_fence(), agg[@])");
-    snprintf(x->inc, sizeof x->inc, "((void)flag[@], kiln_fence(), inc[@])");
+             "  KILN_GLOBAL volatile uint64_t *agg = (KILN_GLOBAL volatile uint64_t *)(va + ova);\n"
+             "  KILN_GLOBAL volatile uint64_t *inc = (KILN_GLOBAL volatile uint64_t *)(vi + ovi);\n",
+             STATE_HEAD);
+    snprintf(x->flag, sizeof x->flag, "kiln_flag_load(flag + @)");
+    snprintf(x->agg, sizeof x->agg,
+             "((void)kiln_flag_load(flag + @), kiln_fence(), %s(kiln_word_load64(agg + @)))", get);
+    snprintf(x->inc, sizeof x->inc,
+             "((void)kiln_flag_load(flag + @), kiln_fence(), %s(kiln_word_load64(inc + @)))", get);
     snprintf(x->publish, sizeof x->publish,
-             "    if (t == 0) inc[0] = total; else agg[t] = total;\n"
+             "    if (t == 0) kiln_word_store64(inc, %s(total));\n"
+             "    else kiln_word_store64(agg + t, %s(total));\n"
              "    kiln_fence();\n"
-             "    flag[t] = t == 0 ? 2u : 1u;\n");
+             "    kiln_flag_store(flag + t, t == 0 ? 2u : 1u);\n",
+             bits, bits);
     snprintf(x->finish, sizeof x->finish,
-             "      inc[t] = kiln_rt_combine(pre[0], total);\n"
+             "      kiln_word_store64(inc + t, %s(kiln_rt_combine(pre[0], total)));\n"
              "      kiln_fence();\n"
-             "      flag[t] = 2u;\n");
+             "      kiln_flag_store(flag + t, 2u);\n",
+             bits);
     return;
   }
-  int is_float = r->acc == KILN_FLOAT32;
+  /* every real accumulator of at most 4 bytes: its bits in the low word */
   const char *bits = is_float ? "(uint64_t)kiln_float_as_uint32" : "(uint64_t)(uint32_t)";
   snprintf(x->decl, sizeof x->decl,
            "  KILN_GLOBAL volatile uint64_t *aw = (KILN_GLOBAL volatile uint64_t *)(st + ost + %d);\n"
            "  KILN_GLOBAL volatile uint64_t *iw = aw + (n + %d) / %d;\n",
            STATE_HEAD, KILN_SCAN_LANES * r->items - 1, KILN_SCAN_LANES * r->items);
-  snprintf(x->flag, sizeof x->flag, "(iw[@] != 0 ? 2u : aw[@] != 0 ? 1u : 0u)");
+  snprintf(x->flag, sizeof x->flag,
+           "(kiln_word_load64(iw + @) != 0 ? 2u : kiln_word_load64(aw + @) != 0 ? 1u : 0u)");
   if (is_float) {
-    snprintf(x->agg, sizeof x->agg, "kiln_uint32_as_float((uint32_t)aw[@])");
-    snprintf(x->inc, sizeof x->inc, "kiln_uint32_as_float((uint32_t)iw[@])");
+    snprintf(x->agg, sizeof x->agg, "kiln_uint32_as_float((uint32_t)kiln_word_load64(aw + @))");
+    snprintf(x->inc, sizeof x->inc, "kiln_uint32_as_float((uint32_t)kiln_word_load64(iw + @))");
   } else {
-    snprintf(x->agg, sizeof x->agg, "(%s)(uint32_t)aw[@]", acc);
-    snprintf(x->inc, sizeof x->inc, "(%s)(uint32_t)iw[@]", acc);
+    snprintf(x->agg, sizeof x->agg, "(%s)(uint32_t)kiln_word_load64(aw + @)", acc);
+    snprintf(x->inc, sizeof x->inc, "(%s)(uint32_t)kiln_word_load64(iw + @)", acc);
   }
   snprintf(x->publish, sizeof x->publish,
-           "    if (t == 0) iw[0] = ((uint64_t)2 << 32) | %s(total);\n"
-           "    else aw[t] = ((uint64_t)1 << 32) | %s(total);\n",
+           "    if (t == 0) kiln_word_store64(iw, ((uint64_t)2 << 32) | %s(total));\n"
+           "    else kiln_word_store64(aw + t, ((uint64_t)1 << 32) | %s(total));\n",
            bits, bits);
   snprintf(x->finish, sizeof x->finish,
-           "      iw[t] = ((uint64_t)2 << 32) | %s(kiln_rt_combine(pre[0], total));\n", bits);
+           "      kiln_word_store64(iw + t, ((uint64_t)2 << 32) | %s(kiln_rt_combine(pre[0], total)));\n",
+           bits);
 }
 
 /* Appends text, its FLAG(i), AGG(i) and INC(i) (the look-back's source
@@ -581,7 +608,7 @@ static void request_types(const kiln_scan_line_job *job, line_request *r) {
     r->out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
   }
   r->items = kiln_scan_items(r->acc);
-  r->packed = r->acc == KILN_FLOAT32 || r->acc == KILN_INT32 || r->acc == KILN_UINT32;
+  r->packed = !kiln_dtype_is_complex(r->acc) && kiln_dtype_size(r->acc) <= 4;
 }
 
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,

@@ -44,15 +44,29 @@ typedef enum kiln_scan_path {
   KILN_SCAN_PATH_REDUCE_THEN_SCAN = 2 /* aggregates, their fold, the scan */
 } kiln_scan_path;
 
-/* The path a scan of accumulator `acc` takes on ctx's device: a forced one
- * (kiln_scan_force_path, else $KILN_SCAN = lookback | reduce-then-scan |
- * auto), else the look-back on CUDA and HIP GPUs (work-groups make
- * progress while others spin, flags are seen at device scope), else
- * reduce-then-scan (every OpenCL device: OpenCL 1.2 has no device-scope
- * acquire/release; CPU devices such as PoCL's; unknown devices). Complex
- * accumulators always take reduce-then-scan (the look-back reads values
- * through volatile pointers, which C++ cannot copy as structs).
- * INVALID_ARGUMENT: $KILN_SCAN is none of those words. */
+/* Where a requested path comes from. */
+typedef enum kiln_scan_path_source {
+  KILN_SCAN_FROM_DEVICE = 0, /* nothing forced: the device decides */
+  KILN_SCAN_FROM_TESTS = 1,  /* kiln_scan_force_path */
+  KILN_SCAN_FROM_ENV = 2     /* $KILN_SCAN */
+} kiln_scan_path_source;
+
+/* The path asked for, whatever the device: kiln_scan_force_path's, else
+ * $KILN_SCAN's (lookback | reduce-then-scan | auto), else AUTO; source
+ * (may be NULL) says which. The sort's passes follow it too
+ * (kiln_sort_choose_path). INVALID_ARGUMENT: $KILN_SCAN is none of those
+ * words. */
+kiln_status kiln_scan_requested_path(kiln_scan_path *path, kiln_scan_path_source *source);
+
+/* The path a scan of accumulator `acc` takes on ctx's device: the
+ * requested one (kiln_scan_requested_path), else the look-back where
+ * kiln_device_lookback_safe(ctx) (work-groups make progress while others
+ * spin, the prelude's flag and word accesses are device-scope: CUDA and
+ * HIP GPUs, NVIDIA's OpenCL through PTX), else reduce-then-scan (other
+ * OpenCL devices: OpenCL 1.2 has no device-scope acquire/release; CPU
+ * devices such as PoCL's). Complex accumulators always take
+ * reduce-then-scan (the look-back moves values as 64-bit words).
+ * Errors as kiln_scan_requested_path's. */
 kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path);
 
 /* The path of a real accumulator on ctx's device and why, as text
