@@ -78,6 +78,25 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
   return KILN_OK;
 }
 
+/* Experiment knobs of the look-back (A/B on GPUs), read once:
+ * KILN_SCAN_EXPERIMENT = a comma list of "warp" (the look-back on one warp
+ * where the device has ballots: warp_lookback_source) and "both" (a packed
+ * tile status read as both words loaded at once, not the aggregate's word
+ * after the inclusive one's). */
+enum { EXPERIMENT_WARP = 1, EXPERIMENT_BOTH = 2 };
+static int experiments(void) {
+  static atomic_int known = -1;
+  int w = atomic_load(&known);
+  if (w < 0) {
+    const char *v = getenv("KILN_SCAN_EXPERIMENT");
+    w = 0;
+    if (v && strstr(v, "warp")) w |= EXPERIMENT_WARP;
+    if (v && strstr(v, "both")) w |= EXPERIMENT_BOTH;
+    atomic_store(&known, w);
+  }
+  return w;
+}
+
 /* ---- the tile shape ---------------------------------------------------------------- */
 
 int kiln_scan_items(kiln_dtype acc) {
@@ -104,6 +123,8 @@ typedef struct line_request {
              * index math, fewer instructions per element) */
   int items; /* elements per lane: kiln_scan_items' */
   int packed; /* the look-back's values and statuses in 64-bit words */
+  int warp;   /* the look-back on warp 0 where the device has ballots */
+  int both;   /* packed: a status read loads both words at once */
   char entry[96];
 } line_request;
 
@@ -201,8 +222,12 @@ static void lookback_access_of(const line_request *r, const char *acc, lookback_
            "  KILN_GLOBAL volatile uint64_t *aw = (KILN_GLOBAL volatile uint64_t *)(st + ost + %d);\n"
            "  KILN_GLOBAL volatile uint64_t *iw = aw + (n + %d) / %d;\n",
            STATE_HEAD, KILN_SCAN_LANES * r->items - 1, KILN_SCAN_LANES * r->items);
-  snprintf(x->flag, sizeof x->flag,
-           "(kiln_word_load64(iw + @) != 0 ? 2u : kiln_word_load64(aw + @) != 0 ? 1u : 0u)");
+  if (r->both) /* the arguments' loads both issued before either returns */
+    snprintf(x->flag, sizeof x->flag,
+             "kiln_scan_status(kiln_word_load64(iw + @), kiln_word_load64(aw + @))");
+  else
+    snprintf(x->flag, sizeof x->flag,
+             "(kiln_word_load64(iw + @) != 0 ? 2u : kiln_word_load64(aw + @) != 0 ? 1u : 0u)");
   if (is_float) {
     snprintf(x->agg, sizeof x->agg, "kiln_uint32_as_float((uint32_t)kiln_word_load64(aw + @))");
     snprintf(x->inc, sizeof x->inc, "kiln_uint32_as_float((uint32_t)kiln_word_load64(iw + @))");
@@ -242,16 +267,82 @@ static void append_access(kiln_strbuf *b, const char *text, const lookback_acces
   }
 }
 
+/* The look-back on warp 0 alone, where the prelude has the warp's ballot
+ * (KILN_LANE_BALLOT: CUDA, NVIDIA's OpenCL; kiln_barrier32 is then the
+ * warp's barrier), the other warps waiting at one barrier: the 32 lanes
+ * read the flags of the 32 tiles before hi at once; two ballots give the
+ * nearest inclusive prefix and the nearest tile that published nothing:
+ * found where no such tile comes before it, else hi moves past the
+ * aggregates before that tile (the warp then rereads it: the spin), or
+ * past all 32. Then lane 0 folds I_j op A_{j+1} op ... op A_{t-1} left to
+ * right, 32 aggregates loaded at a time: the order of the work-group's
+ * form (below), hence the same bits. Opens with the #if the caller
+ * closes. */
+static void warp_lookback_source(const char *acc, const char *finish, kiln_strbuf *b) {
+  kiln_strbuf_appendf(
+      b,
+      "#if defined(KILN_LANE_BALLOT)\n"
+      "  if (t > 0) {\n"
+      "    if (lid < 32) {\n"
+      "      int64_t hi = t, j = -1;\n"
+      "      while (j < 0) {\n"
+      "        int64_t m = hi - 1 - lid;\n"
+      "        uint32_t f = m >= 0 ? FLAG(m) : 2u;\n"
+      "        uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
+      /* the lanes before the nearest inclusive prefix (all where none) */
+      "        uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
+      "        if (mz & before)\n"
+      "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
+      "        else if (mi)\n"
+      "          j = hi - 1 - (int64_t)kiln_popcount_u32(before);\n"
+      "        else\n"
+      "          hi -= 32;\n"
+      "      }\n"
+      "      %s p = INC(j);\n"
+      "      for (int64_t m0 = j + 1; m0 < t; m0 += 32) {\n"
+      "        int cnt = t - m0 < 32 ? (int)(t - m0) : 32;\n"
+      "        if (lid < cnt) seen[lid] = AGG(m0 + lid);\n"
+      "        kiln_barrier32();\n"
+      "        if (lid == 0) {\n"
+      "          int i = 0;\n"
+      "          for (; i + 8 <= cnt; i += 8) {\n"
+      "            %s w0 = seen[i], w1 = seen[i + 1], w2 = seen[i + 2], w3 = seen[i + 3];\n"
+      "            %s w4 = seen[i + 4], w5 = seen[i + 5], w6 = seen[i + 6], w7 = seen[i + 7];\n"
+      "            p = kiln_rt_combine(p, w0); p = kiln_rt_combine(p, w1);\n"
+      "            p = kiln_rt_combine(p, w2); p = kiln_rt_combine(p, w3);\n"
+      "            p = kiln_rt_combine(p, w4); p = kiln_rt_combine(p, w5);\n"
+      "            p = kiln_rt_combine(p, w6); p = kiln_rt_combine(p, w7);\n"
+      "          }\n"
+      "          for (; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
+      "        }\n"
+      "        kiln_barrier32();\n"
+      "      }\n"
+      "      if (lid == 0) {\n"
+      "        pre[0] = p;\n"
+      "%s"
+      "      }\n"
+      "    }\n"
+      "    kiln_barrier();\n"
+      "  }\n",
+      acc, acc, acc, finish);
+}
+
 static void lookback_source(const line_request *r, const char *acc, kiln_strbuf *b) {
   lookback_access x;
   lookback_access_of(r, acc, &x);
   kiln_strbuf text = {0};
+  kiln_strbuf_appendf(&text,
+                      "%s"
+                      "  if (lid == 0) {\n"
+                      "%s"
+                      "  }\n",
+                      x.decl, x.publish);
+  if (r->warp) {
+    warp_lookback_source(acc, x.finish, &text);
+    kiln_strbuf_append(&text, "#else\n");
+  }
   kiln_strbuf_appendf(
       &text,
-      "%s"
-      "  if (lid == 0) {\n"
-      "%s"
-      "  }\n"
       "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
       "    if (lid == 0) {\n"
@@ -325,8 +416,8 @@ static void lookback_source(const line_request *r, const char *acc, kiln_strbuf 
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      x.decl, x.publish, WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc,
-      acc, x.finish);
+      WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc, acc, x.finish);
+  if (r->warp) kiln_strbuf_append(&text, "#endif\n");
   append_access(b, kiln_strbuf_text(&text), &x);
   if (kiln_strbuf_status(&text) != KILN_OK) kiln_strbuf_append(b, "#error out of memory\n");
   kiln_strbuf_free(&text);
@@ -589,6 +680,10 @@ static kiln_status line_generate(void *data, kiln_strbuf *b) {
   static const char *const modes[] = {"lookback", "aggregate", "apply", "fold"};
   kiln_strbuf_appendf(b, "/* single-pass scan '%s': %s */\n", s->name, modes[r->mode]);
   kiln_rt_append_helpers(s, b);
+  if (r->mode == MODE_LOOKBACK && r->both)
+    kiln_strbuf_append(b, "KILN_DEVICE uint32_t kiln_scan_status(uint64_t wi, uint64_t wa) {\n"
+                          "  return wi != 0 ? 2u : wa != 0 ? 1u : 0u;\n"
+                          "}\n");
   if (r->mode == MODE_FOLD)
     fold_source(r, b);
   else
@@ -616,8 +711,10 @@ kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_
   /* the look-back pass in the form GPUs launch (a full work-group, unit
    * strides), the others in the general form: both forms get compiled */
   int gpu_form = pass == KILN_SCAN_LINE_LOOKBACK;
-  line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form};
+  line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form,
+                    .warp = gpu_form};
   request_types(job, &r);
+  r.both = gpu_form && r.packed;
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
 }
@@ -627,9 +724,9 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
                       (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim, (int)r->in,
-                      (int)r->acc, (int)r->out, r->items, r->packed);
+                      (int)r->acc, (int)r->out, r->items, r->packed, r->warp * 2 + r->both);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -695,6 +792,7 @@ static kiln_status launch_tiles(kiln_context *ctx, kiln_stream *stream, line_req
     /* the kernel takes fewer work-items than the device (registers):
      * the form that reads its work-group size */
     r->fixed = 0;
+    r->warp = 0;
     KILN_RETURN_IF_ERROR(line_program(ctx, r, &program));
   }
   line_args l = {.n = 0};
@@ -811,6 +909,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   if (local > 48 * 1024) local = 48 * 1024;
   r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc, r.items) > local;
   r.fixed = ctx->info.max_work_group_size >= KILN_SCAN_LANES;
+  r.warp = r.fixed && (experiments() & EXPERIMENT_WARP);
+  r.both = r.packed && (experiments() & EXPERIMENT_BOTH);
   r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
            (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
