@@ -82,8 +82,11 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
  * KILN_SCAN_EXPERIMENT = a comma list of "warp" (the look-back on one warp
  * where the device has ballots: warp_lookback_source) and "both" (a packed
  * tile status read as both words loaded at once, not the aggregate's word
- * after the inclusive one's). */
-enum { EXPERIMENT_WARP = 1, EXPERIMENT_BOTH = 2 };
+ * after the inclusive one's) and "occ6" (the look-back kernel asks for 6
+ * resident work-groups a multiprocessor: KILN_GROUP_BOUNDS(256, 6), 40
+ * registers on sm_90 where it takes 48) and "fused" (with warp, packed
+ * words: each status and value read once, fused_lookback_source). */
+enum { EXPERIMENT_WARP = 1, EXPERIMENT_BOTH = 2, EXPERIMENT_OCC6 = 4, EXPERIMENT_FUSED = 8 };
 static int experiments(void) {
   static atomic_int known = -1;
   int w = atomic_load(&known);
@@ -92,6 +95,8 @@ static int experiments(void) {
     w = 0;
     if (v && strstr(v, "warp")) w |= EXPERIMENT_WARP;
     if (v && strstr(v, "both")) w |= EXPERIMENT_BOTH;
+    if (v && strstr(v, "occ6")) w |= EXPERIMENT_OCC6;
+    if (v && strstr(v, "fused")) w |= EXPERIMENT_FUSED | EXPERIMENT_WARP;
     atomic_store(&known, w);
   }
   return w;
@@ -125,6 +130,8 @@ typedef struct line_request {
   int packed; /* the look-back's values and statuses in 64-bit words */
   int warp;   /* the look-back on warp 0 where the device has ballots */
   int both;   /* packed: a status read loads both words at once */
+  int occ6;   /* fixed look-back: KILN_GROUP_BOUNDS(LANES, 6) */
+  int fused;  /* warp and packed: statuses and values read once */
   char entry[96];
 } line_request;
 
@@ -327,6 +334,80 @@ static void warp_lookback_source(const char *acc, const char *finish, kiln_strbu
       acc, acc, acc, finish);
 }
 
+/* The warp's look-back for packed words, reading each status and value
+ * once: every round the 32 lanes load both words of their tile, keep its
+ * value in seen[] at its distance from t (t - 1 - m, while within
+ * WINDOW), and where the nearest inclusive prefix is within WINDOW, lane
+ * 0 folds I_j op A_{j+1} op ... op A_{t-1} from seen[] with no second
+ * read (else as warp_lookback_source). The same order, the same bits. */
+static void fused_lookback_source(const line_request *r, const char *acc, const char *finish,
+                                  kiln_strbuf *b) {
+  char value[96];
+  if (r->acc == KILN_FLOAT32)
+    snprintf(value, sizeof value, "kiln_uint32_as_float((uint32_t)w)");
+  else
+    snprintf(value, sizeof value, "(%s)(uint32_t)w", acc);
+  kiln_strbuf_appendf(
+      b,
+      "#if defined(KILN_LANE_BALLOT)\n"
+      "  if (t > 0) {\n"
+      "    if (lid < 32) {\n"
+      "      int64_t hi = t, j = -1;\n"
+      "      while (j < 0) {\n"
+      "        int64_t m = hi - 1 - lid;\n"
+      "        uint32_t f = 2u;\n"
+      "        if (m >= 0) {\n"
+      "          uint64_t wi = kiln_word_load64(iw + m), wa = kiln_word_load64(aw + m);\n"
+      "          uint64_t w = wi != 0 ? wi : wa;\n"
+      "          f = wi != 0 ? 2u : wa != 0 ? 1u : 0u;\n"
+      "          if (t - 1 - m < %d) seen[t - 1 - m] = %s;\n"
+      "        }\n"
+      "        uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
+      "        uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
+      "        if (mz & before)\n"
+      "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
+      "        else if (mi)\n"
+      "          j = hi - 1 - (int64_t)kiln_popcount_u32(before);\n"
+      "        else\n"
+      "          hi -= 32;\n"
+      "      }\n"
+      "      kiln_barrier32();\n"
+      "      %s p;\n"
+      "      if (t - 1 - j < %d) {\n"
+      "        if (lid == 0) {\n"
+      "          int i = (int)(t - 1 - j);\n"
+      "          p = seen[i];\n"
+      "          for (; i >= 8; i -= 8) {\n"
+      "            %s w0 = seen[i - 1], w1 = seen[i - 2], w2 = seen[i - 3], w3 = seen[i - 4];\n"
+      "            %s w4 = seen[i - 5], w5 = seen[i - 6], w6 = seen[i - 7], w7 = seen[i - 8];\n"
+      "            p = kiln_rt_combine(p, w0); p = kiln_rt_combine(p, w1);\n"
+      "            p = kiln_rt_combine(p, w2); p = kiln_rt_combine(p, w3);\n"
+      "            p = kiln_rt_combine(p, w4); p = kiln_rt_combine(p, w5);\n"
+      "            p = kiln_rt_combine(p, w6); p = kiln_rt_combine(p, w7);\n"
+      "          }\n"
+      "          for (; i >= 1; i--) p = kiln_rt_combine(p, seen[i - 1]);\n"
+      "        }\n"
+      "      } else {\n"
+      "        p = INC(j);\n"
+      "        for (int64_t m0 = j + 1; m0 < t; m0 += 32) {\n"
+      "          int cnt = t - m0 < 32 ? (int)(t - m0) : 32;\n"
+      "          kiln_barrier32();\n"
+      "          if (lid < cnt) seen[lid] = AGG(m0 + lid);\n"
+      "          kiln_barrier32();\n"
+      "          if (lid == 0)\n"
+      "            for (int i = 0; i < cnt; i++) p = kiln_rt_combine(p, seen[i]);\n"
+      "        }\n"
+      "      }\n"
+      "      if (lid == 0) {\n"
+      "        pre[0] = p;\n"
+      "%s"
+      "      }\n"
+      "    }\n"
+      "    kiln_barrier();\n"
+      "  }\n",
+      WINDOW, value, acc, WINDOW, acc, acc, finish);
+}
+
 static void lookback_source(const line_request *r, const char *acc, kiln_strbuf *b) {
   lookback_access x;
   lookback_access_of(r, acc, &x);
@@ -338,7 +419,10 @@ static void lookback_source(const line_request *r, const char *acc, kiln_strbuf 
                       "  }\n",
                       x.decl, x.publish);
   if (r->warp) {
-    warp_lookback_source(acc, x.finish, &text);
+    if (r->fused)
+      fused_lookback_source(r, acc, x.finish, &text);
+    else
+      warp_lookback_source(acc, x.finish, &text);
     kiln_strbuf_append(&text, "#else\n");
   }
   kiln_strbuf_appendf(
@@ -611,7 +695,11 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   line_parts x;
   line_parts_of(r, &x);
   const char *acc = x.acc;
-  kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
+  if (r->occ6 && r->mode == MODE_LOOKBACK)
+    kiln_strbuf_appendf(b, "KILN_KERNEL KILN_GROUP_BOUNDS(%d, 6)", KILN_SCAN_LANES);
+  else
+    kiln_strbuf_append(b, "KILN_KERNEL");
+  kiln_strbuf_appendf(b, " void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
                          "    int64_t pr",
                       r->entry, kiln_dtype_kernel_type(r->in));
   if (kind == KILN_SCAN_LINE_COMPACT)
@@ -715,6 +803,7 @@ kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_
                     .warp = gpu_form};
   request_types(job, &r);
   r.both = gpu_form && r.packed;
+  r.fused = gpu_form && r.packed;
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
 }
@@ -726,7 +815,7 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   kiln_strbuf key = {0};
   kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
                       (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim, (int)r->in,
-                      (int)r->acc, (int)r->out, r->items, r->packed, r->warp * 2 + r->both);
+                      (int)r->acc, (int)r->out, r->items, r->packed, r->fused * 8 + r->warp * 4 + r->both * 2 + r->occ6);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -793,6 +882,8 @@ static kiln_status launch_tiles(kiln_context *ctx, kiln_stream *stream, line_req
      * the form that reads its work-group size */
     r->fixed = 0;
     r->warp = 0;
+    r->occ6 = 0;
+    r->fused = 0;
     KILN_RETURN_IF_ERROR(line_program(ctx, r, &program));
   }
   line_args l = {.n = 0};
@@ -911,6 +1002,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   r.fixed = ctx->info.max_work_group_size >= KILN_SCAN_LANES;
   r.warp = r.fixed && (experiments() & EXPERIMENT_WARP);
   r.both = r.packed && (experiments() & EXPERIMENT_BOTH);
+  r.occ6 = r.fixed && (experiments() & EXPERIMENT_OCC6);
+  r.fused = r.warp && r.packed && (experiments() & EXPERIMENT_FUSED);
   r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
            (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
