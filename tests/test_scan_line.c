@@ -257,10 +257,13 @@ static void test_every_dtype(kiln_context *ctx) {
   kiln_ufunc_release(add);
 }
 
-/* Compaction at tile edges on both paths. */
+/* Compaction at tile edges on both paths, with int32 counts (tiles of
+ * 8192, packed status words) and forced int64 ones (tiles of 4096, flags:
+ * lines of 2^31 elements or more). */
 static void test_compact_paths(kiln_context *ctx) {
-  for (size_t t = 0; t < NSIZES; t++) {
-    int64_t n = sizes[t];
+  for (size_t t = 0; t < 2 * NSIZES; t++) {
+    kiln_scan_force_wide_counts(t >= NSIZES);
+    int64_t n = sizes[t % NSIZES];
     float *x = malloc((size_t)n * 4), *got = malloc((size_t)n * 4 + 4);
     harness_fill_random(x, KILN_FLOAT32, n, -1, 1);
     int64_t want = 0;
@@ -275,8 +278,9 @@ static void test_compact_paths(kiln_context *ctx) {
                             kiln_operand_host_output(got, KILN_FLOAT32, 1, &room, NULL), &count,
                             NULL));
       kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
-      CHECK_MSG(count == want, "n %lld %s: count %lld, expected %lld", (long long)n,
-                kiln_scan_path_name(paths[p]), (long long)count, (long long)want);
+      CHECK_MSG(count == want, "n %lld %s (%s counts): count %lld, expected %lld", (long long)n,
+                kiln_scan_path_name(paths[p]), t >= NSIZES ? "int64" : "int32", (long long)count,
+                (long long)want);
       int64_t k = 0, bad = 0;
       for (int64_t i = 0; i < n && k < count; i++)
         if (x[i] > 0) bad += memcmp(&got[k++], &x[i], 4) != 0;
@@ -287,6 +291,7 @@ static void test_compact_paths(kiln_context *ctx) {
     free(got);
     free(mask);
   }
+  kiln_scan_force_wide_counts(0);
 }
 
 /* nonzero's indices of a C-order host array h (shape) against the device's. */
@@ -376,6 +381,9 @@ static void test_nonzero(kiln_context *ctx) {
         nz[c] = h[c] != 0;
       }
   check_nonzero(ctx, "3-D int16 transposed", kiln_operand_array(view), 3, shape, nz);
+  kiln_scan_force_wide_counts(1); /* int64 counts, as past 2^31 elements */
+  check_nonzero(ctx, "3-D int16 transposed, int64 counts", kiln_operand_array(view), 3, shape, nz);
+  kiln_scan_force_wide_counts(0);
   /* 2-D complex64: nonzero when either part is */
   int64_t cshape[2] = {67, 71}, cn = 67 * 71;
   float *c = malloc((size_t)cn * 8);

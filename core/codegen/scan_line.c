@@ -19,6 +19,10 @@ static atomic_int forced_path;
 
 void kiln_scan_force_path(kiln_scan_path path) { atomic_store(&forced_path, (int)path); }
 
+static atomic_int wide_counts;
+
+void kiln_scan_force_wide_counts(int wide) { atomic_store(&wide_counts, wide); }
+
 const char *kiln_scan_path_name(kiln_scan_path path) {
   return path == KILN_SCAN_PATH_LOOKBACK ? "lookback" : "reduce-then-scan";
 }
@@ -85,8 +89,15 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
  * after the inclusive one's) and "occ6" (the look-back kernel asks for 6
  * resident work-groups a multiprocessor: KILN_GROUP_BOUNDS(256, 6), 40
  * registers on sm_90 where it takes 48) and "fused" (with warp, packed
- * words: each status and value read once, fused_lookback_source). */
-enum { EXPERIMENT_WARP = 1, EXPERIMENT_BOTH = 2, EXPERIMENT_OCC6 = 4, EXPERIMENT_FUSED = 8 };
+ * words: each status and value read once, fused_lookback_source) and
+ * "wide" (compaction and nonzero count in int64 as before, not int32). */
+enum {
+  EXPERIMENT_WARP = 1,
+  EXPERIMENT_BOTH = 2,
+  EXPERIMENT_OCC6 = 4,
+  EXPERIMENT_FUSED = 8,
+  EXPERIMENT_WIDE = 16
+};
 static int experiments(void) {
   static atomic_int known = -1;
   int w = atomic_load(&known);
@@ -96,6 +107,7 @@ static int experiments(void) {
     if (v && strstr(v, "warp")) w |= EXPERIMENT_WARP;
     if (v && strstr(v, "both")) w |= EXPERIMENT_BOTH;
     if (v && strstr(v, "occ6")) w |= EXPERIMENT_OCC6;
+    if (v && strstr(v, "wide")) w |= EXPERIMENT_WIDE;
     if (v && strstr(v, "fused")) w |= EXPERIMENT_FUSED | EXPERIMENT_WARP;
     atomic_store(&known, w);
   }
@@ -559,7 +571,7 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
   else if (kind == KILN_SCAN_LINE_VALUES)
     kiln_strbuf_appendf(b, "        buf[l * %d + i] = y;\n", r->items + 1);
   else /* the position where selected, else -1 */
-    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (int64_t)-1;\n", r->items + 1);
+    kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (%s)-1;\n", r->items + 1, x->acc);
   kiln_strbuf_append(b, "      }\n");
 }
 
@@ -649,7 +661,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
   } else {
     kiln_strbuf_append(b, "    if (a >= 0) {\n      int64_t k = k0 + j;\n");
     for (int d = job->ndim - 1; d >= 0; d--)
-      kiln_strbuf_appendf(b, "      q[oq + a * %d + %d] = k %% sh%d; k /= sh%d;\n", job->ndim, d, d,
+      kiln_strbuf_appendf(b, "      q[oq + (int64_t)a * %d + %d] = k %% sh%d; k /= sh%d;\n", job->ndim, d, d,
                           d);
     kiln_strbuf_append(b, "    }\n");
   }
@@ -666,13 +678,13 @@ static void line_parts_of(const line_request *r, line_parts *x) {
   if (kind != KILN_SCAN_LINE_VALUES) {
     char truth[256];
     kiln_ew_cast_expression(r->in, KILN_BOOL, element, truth, sizeof truth);
-    snprintf(x->load, sizeof x->load, "(int64_t)((%s) ? 1 : 0)", truth);
+    snprintf(x->load, sizeof x->load, "(%s)((%s) ? 1 : 0)", x->acc, truth);
   } else {
     kiln_ew_cast_expression(r->in, r->acc, element, x->load, sizeof x->load);
   }
   kiln_ew_zero_expression(r->acc, x->zero, sizeof x->zero);
   if (kind != KILN_SCAN_LINE_VALUES)
-    snprintf(x->identity, sizeof x->identity, "(int64_t)0");
+    snprintf(x->identity, sizeof x->identity, "(%s)0", x->acc);
   else if (kiln_dtype_is_complex(r->acc))
     snprintf(x->identity, sizeof x->identity, "%s", job->identity ? job->identity : x->zero);
   else
@@ -787,7 +799,7 @@ static void request_types(const kiln_scan_line_job *job, line_request *r) {
     r->acc = job->spec->acc;
     r->out = job->spec->out;
   } else {
-    r->acc = KILN_INT64;
+    r->acc = job->spec->acc; /* the count: int64, or int32 (kiln_scan_line) */
     r->out = job->kind == KILN_SCAN_LINE_COMPACT ? job->data->dtype : KILN_INT64;
   }
   r->items = kiln_scan_items(r->acc);
@@ -968,12 +980,17 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
                            kiln_rt_scratch *scratch) {
   line_plan plan = {.n = job->in->ndim ? job->in->shape[0] : 1};
   if (plan.n == 0) return KILN_OK;
-  /* counting (COMPACT, NONZERO): an int64 add-scan of in != 0 */
+  /* counting (COMPACT, NONZERO): an add-scan of in != 0 */
+  int narrow =
+      plan.n <= INT32_MAX && !atomic_load(&wide_counts) && !(experiments() & EXPERIMENT_WIDE);
   kiln_rt_spec counting = {.name = job->kind == KILN_SCAN_LINE_COMPACT ? "compact" : "nonzero",
                            .ninputs = 1,
                            .inputs = {job->in->dtype},
-                           .acc = KILN_INT64,
-                           .out = KILN_INT64,
+                           /* int32 counts where they fit: 4-byte
+                            * accumulators take tiles of 8192 and packed
+                            * status words (kiln_scan_items) */
+                           .acc = narrow ? KILN_INT32 : KILN_INT64,
+                           .out = narrow ? KILN_INT32 : KILN_INT64,
                            .combine = "return a + b;"};
   kiln_scan_line_job counted = *job;
   if (job->kind != KILN_SCAN_LINE_VALUES) {

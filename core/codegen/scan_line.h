@@ -81,6 +81,10 @@ const char *kiln_scan_path_name(kiln_scan_path path);
  * back to the environment and the device). */
 void kiln_scan_force_path(kiln_scan_path path);
 
+/* Tests only: compaction and nonzero count in int64 even where int32
+ * would do (nonzero: on), as for lines of 2^31 elements or more. */
+void kiln_scan_force_wide_counts(int wide);
+
 /* What a line scan writes. */
 typedef enum kiln_scan_line_kind {
   KILN_SCAN_LINE_VALUES = 0,  /* out[k] = the scan at k */
@@ -92,7 +96,8 @@ typedef enum kiln_scan_line_kind {
  * in's dtype, acc, out, post as kiln_rt_run's; map unused), exclusive with
  * `identity` (an expression) as kiln_scan_run's; out 1-D of in's length.
  * COMPACT and NONZERO (spec, identity, exclusive ignored: an exclusive
- * int64 add-scan of in != 0): out 1-D (COMPACT, data's dtype, at least the
+ * add-scan of in != 0 counted in int32 where in is shorter than 2^31, else
+ * in int64): out 1-D (COMPACT, data's dtype, at least the
  * count long) or contiguous int64 of shape (count, ndim) (NONZERO: the
  * index of k in `shape`, ndim >= 1 dims, C order). data: COMPACT's 1-D
  * values of in's length, else NULL. Queued on stream; scratch as
@@ -122,7 +127,7 @@ typedef enum kiln_scan_line_pass {
 /* Appends the source of job's pass (direct: the tile read and written in
  * global memory, as a complex128 accumulator is), named entry: for the
  * compile checks (core/reduce/reduce_catalog.c). job->spec must be set
- * for every kind (COMPACT/NONZERO: the int64 count). */
+ * for every kind (COMPACT/NONZERO: the count, int32 or int64). */
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
                                   int direct, const char *entry, kiln_strbuf *out);
 
