@@ -601,6 +601,22 @@ static void test_large_paths(kiln_context *ctx) {
   free(gotd[1]);
 }
 
+/* GPUs with ballots look back on warp 0 alone; the work-group's form
+ * (HIP's wave64, PoCL) is tested there too, forced: the bits and
+ * compaction cases above again. A CPU device takes that form anyway. */
+static void test_group_lookback(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  if (info.type != KILN_DEVICE_GPU) {
+    harness_skip("not a GPU: paths_bits and compact_paths already ran the work-group's look-back");
+    return;
+  }
+  kiln_scan_force_group_lookback(1);
+  test_paths_bits(ctx);
+  test_compact_paths(ctx);
+  kiln_scan_force_group_lookback(0);
+}
+
 static const harness_test tests[] = {{"path_choice", test_path_choice},
                                      {"paths_bits", test_paths_bits},
                                      {"strided_views", test_strided_views},
@@ -610,6 +626,7 @@ static const harness_test tests[] = {{"path_choice", test_path_choice},
                                      {"add_line", test_add_line},
                                      {"bad_input", test_bad_input},
                                      {"large_paths", test_large_paths},
+                                     {"group_lookback", test_group_lookback},
                                      {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

@@ -82,35 +82,9 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
   return KILN_OK;
 }
 
-/* Experiment knobs (A/B on GPUs in one run), read once:
- * KILN_SCAN_EXPERIMENT = a comma list of "block" (the work-group's
- * look-back even where the device has ballots) and "wide" (compaction
- * and nonzero count in int64, not int32), "deep4" and "deep8" (a lane of
- * the warp's look-back reads 4 or 8 tiles a round, not 1) and "occ6" (the
- * look-back kernel asks for 6 work-groups a multiprocessor:
- * KILN_GROUP_BOUNDS(256, 6), at most 40 registers on CUDA). */
-enum {
-  EXPERIMENT_BLOCK = 1,
-  EXPERIMENT_WIDE = 2,
-  EXPERIMENT_DEEP4 = 4,
-  EXPERIMENT_DEEP8 = 8,
-  EXPERIMENT_OCC6 = 16
-};
-static int experiments(void) {
-  static atomic_int known = -1;
-  int w = atomic_load(&known);
-  if (w < 0) {
-    const char *v = getenv("KILN_SCAN_EXPERIMENT");
-    w = 0;
-    if (v && strstr(v, "block")) w |= EXPERIMENT_BLOCK;
-    if (v && strstr(v, "wide")) w |= EXPERIMENT_WIDE;
-    if (v && strstr(v, "deep4")) w |= EXPERIMENT_DEEP4;
-    if (v && strstr(v, "deep8")) w |= EXPERIMENT_DEEP8;
-    if (v && strstr(v, "occ6")) w |= EXPERIMENT_OCC6;
-    atomic_store(&known, w);
-  }
-  return w;
-}
+static atomic_int group_lookback;
+
+void kiln_scan_force_group_lookback(int on) { atomic_store(&group_lookback, on); }
 
 /* ---- the tile shape ---------------------------------------------------------------- */
 
@@ -139,8 +113,6 @@ typedef struct line_request {
   int items; /* elements per lane: kiln_scan_items' */
   int warp; /* the look-back on warp 0 where the device has ballots
              * (needs fixed: whole warps) */
-  int depth; /* warp: tiles a lane reads in one round of the look-back */
-  int occ6;  /* fixed look-back: KILN_GROUP_BOUNDS(LANES, 6) */
   char entry[96];
 } line_request;
 
@@ -196,8 +168,7 @@ static void fold_source(const line_request *r, kiln_strbuf *b) {
  * and kiln_scan_publish come from lookback_helpers. */
 typedef struct lookback_access {
   char decl[400], flag[400], agg[200], inc[200], publish[300], finish[300];
-  char words[200];  /* the declaration of a lane's words, DEPTH tiles */
-  char load[400];   /* the words of tile m into wi0[k].., wa0[k].. */
+  char load[400];   /* the words of tile m into wi0.., wa0.. */
   char status[96];  /* its status from them */
   char vinc[64], vagg[64]; /* its values from them */
 } lookback_access;
@@ -255,12 +226,11 @@ static void lookback_access_of(const line_request *r, lookback_access *x) {
              "kiln_scan_status(kiln_word_load64(iw + @), kiln_word_load64(aw + @))");
     snprintf(x->agg, sizeof x->agg, "kiln_scan_value(kiln_word_load64(aw + @))");
     snprintf(x->inc, sizeof x->inc, "kiln_scan_value(kiln_word_load64(iw + @))");
-    snprintf(x->words, sizeof x->words, "uint64_t wi0[%d], wa0[%d];", r->depth, r->depth);
     snprintf(x->load, sizeof x->load,
-             "wi0[k] = kiln_word_load64(iw + m); wa0[k] = kiln_word_load64(aw + m);");
-    snprintf(x->status, sizeof x->status, "kiln_scan_status(wi0[k], wa0[k])");
-    snprintf(x->vinc, sizeof x->vinc, "kiln_scan_value(wi0[k])");
-    snprintf(x->vagg, sizeof x->vagg, "kiln_scan_value(wa0[k])");
+             "uint64_t wi0 = kiln_word_load64(iw + m), wa0 = kiln_word_load64(aw + m);");
+    snprintf(x->status, sizeof x->status, "kiln_scan_status(wi0, wa0)");
+    snprintf(x->vinc, sizeof x->vinc, "kiln_scan_value(wi0)");
+    snprintf(x->vagg, sizeof x->vagg, "kiln_scan_value(wa0)");
     return;
   }
   /* all four loads issued before any returns: one round trip */
@@ -271,14 +241,12 @@ static void lookback_access_of(const line_request *r, lookback_access *x) {
            "kiln_scan_value(kiln_word_load64(aw + 2 * (@)), kiln_word_load64(aw + 2 * (@) + 1))");
   snprintf(x->inc, sizeof x->inc,
            "kiln_scan_value(kiln_word_load64(iw + 2 * (@)), kiln_word_load64(iw + 2 * (@) + 1))");
-  snprintf(x->words, sizeof x->words, "uint64_t wi0[%d], wi1[%d], wa0[%d], wa1[%d];", r->depth,
-           r->depth, r->depth, r->depth);
   snprintf(x->load, sizeof x->load,
-           "wi0[k] = kiln_word_load64(iw + 2 * m); wi1[k] = kiln_word_load64(iw + 2 * m + 1);\n"
-           "            wa0[k] = kiln_word_load64(aw + 2 * m); wa1[k] = kiln_word_load64(aw + 2 * m + 1);");
-  snprintf(x->status, sizeof x->status, "kiln_scan_status(wi0[k], wi1[k], wa0[k], wa1[k])");
-  snprintf(x->vinc, sizeof x->vinc, "kiln_scan_value(wi0[k], wi1[k])");
-  snprintf(x->vagg, sizeof x->vagg, "kiln_scan_value(wa0[k], wa1[k])");
+           "uint64_t wi0 = kiln_word_load64(iw + 2 * m), wi1 = kiln_word_load64(iw + 2 * m + 1);\n"
+           "          uint64_t wa0 = kiln_word_load64(aw + 2 * m), wa1 = kiln_word_load64(aw + 2 * m + 1);");
+  snprintf(x->status, sizeof x->status, "kiln_scan_status(wi0, wi1, wa0, wa1)");
+  snprintf(x->vinc, sizeof x->vinc, "kiln_scan_value(wi0, wi1)");
+  snprintf(x->vagg, sizeof x->vagg, "kiln_scan_value(wa0, wa1)");
 }
 
 /* Appends text, its FLAG(i), AGG(i) and INC(i) (the look-back's source
@@ -317,8 +285,7 @@ static void append_access(kiln_strbuf *b, const char *text, const lookback_acces
  * once (past WINDOW tiles back, from the words again, 32 at a time): the
  * order of the work-group's form, hence the same bits (H200, 1e8 float32:
  * 0.279 ms against 0.296). Opens the #if that the caller closes. */
-static void warp_lookback_source(const char *acc, int depth, const lookback_access *x,
-                                 kiln_strbuf *b) {
+static void warp_lookback_source(const char *acc, const lookback_access *x, kiln_strbuf *b) {
   kiln_strbuf_appendf(
       b,
       "#if defined(KILN_LANE_BALLOT)\n"
@@ -326,35 +293,22 @@ static void warp_lookback_source(const char *acc, int depth, const lookback_acce
       "    if (lid < 32) {\n"
       "      int64_t hi = t, j = -1;\n"
       "      while (j < 0) {\n"
-      "        %s\n"
-      /* every load of the round issued before any status is looked at */
-      "        for (int k = 0; k < %d; k++) {\n"
-      "          int64_t m = hi - 1 - lid - 32 * k;\n"
-      "          if (m >= 0) {\n"
-      "            %s\n"
-      "          }\n"
+      "        int64_t m = hi - 1 - lid;\n"
+      "        uint32_t f = 2u;\n"
+      "        if (m >= 0) {\n"
+      "          %s\n"
+      "          f = %s;\n"
+      "          if (t - 1 - m < %d) seen[t - 1 - m] = f == 2u ? %s : %s;\n"
       "        }\n"
-      "        int64_t next = hi - 32 * %d;\n"
-      "        for (int k = 0; k < %d; k++) {\n"
-      "          int64_t m = hi - 1 - lid - 32 * k;\n"
-      "          uint32_t f = 2u;\n"
-      "          if (m >= 0) {\n"
-      "            f = %s;\n"
-      "            if (t - 1 - m < %d) seen[t - 1 - m] = f == 2u ? %s : %s;\n"
-      "          }\n"
-      "          uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
+      "        uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
       /* the lanes before the nearest inclusive prefix (all where none) */
-      "          uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
-      "          if (mz & before) {\n"
-      "            next = hi - 32 * k - (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
-      "            break;\n"
-      "          }\n"
-      "          if (mi) {\n"
-      "            j = hi - 32 * k - 1 - (int64_t)kiln_popcount_u32(before);\n"
-      "            break;\n"
-      "          }\n"
-      "        }\n"
-      "        hi = next;\n"
+      "        uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
+      "        if (mz & before)\n"
+      "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
+      "        else if (mi)\n"
+      "          j = hi - 1 - (int64_t)kiln_popcount_u32(before);\n"
+      "        else\n"
+      "          hi -= 32;\n"
       "      }\n"
       "      kiln_barrier32();\n"
       "      %s p = seen[0];\n"
@@ -390,8 +344,7 @@ static void warp_lookback_source(const char *acc, int depth, const lookback_acce
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      x->words, depth, x->load, depth, depth, x->status, WINDOW, x->vinc, x->vagg, acc, WINDOW, acc,
-      acc, x->finish);
+      x->load, x->status, WINDOW, x->vinc, x->vagg, acc, WINDOW, acc, acc, x->finish);
 }
 
 static void lookback_source(const line_request *r, const char *acc, kiln_strbuf *b) {
@@ -405,7 +358,7 @@ static void lookback_source(const line_request *r, const char *acc, kiln_strbuf 
                       "  }\n",
                       x.decl, x.publish);
   if (r->warp) {
-    warp_lookback_source(acc, r->depth, &x, &text);
+    warp_lookback_source(acc, &x, &text);
     kiln_strbuf_append(&text, "#else\n");
   }
   kiln_strbuf_appendf(
@@ -678,10 +631,7 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   line_parts x;
   line_parts_of(r, &x);
   const char *acc = x.acc;
-  kiln_strbuf_append(b, "KILN_KERNEL");
-  if (r->occ6 && r->mode == MODE_LOOKBACK)
-    kiln_strbuf_appendf(b, " KILN_GROUP_BOUNDS(%d, 6)", KILN_SCAN_LANES);
-  kiln_strbuf_appendf(b, " void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
+  kiln_strbuf_appendf(b, "KILN_KERNEL void %s(int64_t n, KILN_GLOBAL const %s *p, int64_t op,\n"
                          "    int64_t pr",
                       r->entry, kiln_dtype_kernel_type(r->in));
   if (kind == KILN_SCAN_LINE_COMPACT)
@@ -778,7 +728,7 @@ kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_
    * strides), the others in the general form: both forms get compiled */
   int gpu_form = pass == KILN_SCAN_LINE_LOOKBACK;
   line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form,
-                    .warp = gpu_form, .depth = 4};
+                    .warp = gpu_form};
   request_types(job, &r);
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
@@ -791,7 +741,7 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   kiln_strbuf key = {0};
   kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name, r->mode,
                       (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim, (int)r->in,
-                      (int)r->acc, (int)r->out, r->items, r->warp * r->depth * 2 + r->occ6);
+                      (int)r->acc, (int)r->out, r->items, r->warp);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -858,7 +808,6 @@ static kiln_status launch_tiles(kiln_context *ctx, kiln_stream *stream, line_req
      * the form that reads its work-group size */
     r->fixed = 0;
     r->warp = 0;
-    r->occ6 = 0;
     KILN_RETURN_IF_ERROR(line_program(ctx, r, &program));
   }
   line_args l = {.n = 0};
@@ -945,8 +894,7 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   line_plan plan = {.n = job->in->ndim ? job->in->shape[0] : 1};
   if (plan.n == 0) return KILN_OK;
   /* counting (COMPACT, NONZERO): an add-scan of in != 0 */
-  int narrow =
-      plan.n <= INT32_MAX && !atomic_load(&wide_counts) && !(experiments() & EXPERIMENT_WIDE);
+  int narrow = plan.n <= INT32_MAX && !atomic_load(&wide_counts);
   kiln_rt_spec counting = {.name = job->kind == KILN_SCAN_LINE_COMPACT ? "compact" : "nonzero",
                            .ninputs = 1,
                            .inputs = {job->in->dtype},
@@ -981,9 +929,7 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   if (local > 48 * 1024) local = 48 * 1024;
   r.direct = job->kind == KILN_SCAN_LINE_VALUES && staged_bytes(r.acc, r.items) > local;
   r.fixed = ctx->info.max_work_group_size >= KILN_SCAN_LANES;
-  r.warp = r.fixed && !(experiments() & EXPERIMENT_BLOCK);
-  r.depth = experiments() & EXPERIMENT_DEEP8 ? 8 : experiments() & EXPERIMENT_DEEP4 ? 4 : 1;
-  r.occ6 = r.fixed && (experiments() & EXPERIMENT_OCC6);
+  r.warp = r.fixed && !atomic_load(&group_lookback);
   r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
            (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;

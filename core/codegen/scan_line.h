@@ -85,6 +85,11 @@ void kiln_scan_force_path(kiln_scan_path path);
  * would do (nonzero: on), as for lines of 2^31 elements or more. */
 void kiln_scan_force_wide_counts(int wide);
 
+/* Tests only: the look-back of the whole work-group even where warp 0
+ * would look back alone with ballots (nonzero: on; the form HIP's wave64
+ * and PoCL take), so that GPUs with ballots test it too. */
+void kiln_scan_force_group_lookback(int on);
+
 /* What a line scan writes. */
 typedef enum kiln_scan_line_kind {
   KILN_SCAN_LINE_VALUES = 0,  /* out[k] = the scan at k */
