@@ -10,8 +10,8 @@
 #include "core/runtime/log.h"
 
 #define WINDOW KILN_SCAN_LANES    /* tiles one look-back step reads at once */
-#define CHUNK 16                  /* flags one lane checks in a look-back step */
-#define STATE_HEAD 16             /* uint32 before the flags: the tile counter */
+#define CHUNK 16                  /* statuses one lane checks in a look-back step */
+#define STATE_HEAD 16             /* uint32 before the status words: the tile counter */
 
 /* ---- the path ---------------------------------------------------------------------- */
 
@@ -856,7 +856,7 @@ static kiln_status launch_fold(kiln_context *ctx, kiln_stream *stream, line_requ
 static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request *r,
                             line_plan *plan, kiln_scan_path path, kiln_rt_scratch *scratch) {
   uint64_t item = kiln_dtype_size(r->acc);
-  /* the counter and the flags (packed: the words of both kinds) */
+  /* the counter and the status words of both kinds */
   uint64_t state =
       align64(4 * (uint64_t)STATE_HEAD + 16 * (uint64_t)lookback_words(r->acc) * (uint64_t)plan->ntiles);
   uint64_t values = align64((uint64_t)plan->ntiles * item);
@@ -869,7 +869,7 @@ static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request
   plan->ovi = (int64_t)((KILN_RT_SCRATCH_HEAD + state + values) / item);
   kiln_status status = KILN_OK;
   if (path == KILN_SCAN_PATH_LOOKBACK) {
-    /* the counter and the flags start at zero */
+    /* the counter and the status words start at zero */
     kiln_array flags;
     kiln_rt_subview(pool, 0, 1, (int64_t)state, 1, &flags);
     flags.offset += KILN_RT_SCRATCH_HEAD;
