@@ -22,8 +22,9 @@ static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, KILN_SCAN_WI
  * of ITEMS elements (32 for 4-byte accumulators, else 16), the lanes
  * folded left, Kogge-Stone over the lane totals, the tile prefixes folded
  * left. x is read at x[k * step]. */
-#define DEFINE_LINE_SCAN(name, T, OP, ITEMS)                                                  \
+#define DEFINE_LINE_SCAN(name, T, OP, ACC)                                                    \
   static void name(const T *x, int64_t step, int64_t n, T *out) {                         \
+    const int ITEMS = kiln_scan_items(ACC);                                               \
     T prefix = 0, lanes[2][KILN_SCAN_LANES];                                              \
     const int64_t tile = (int64_t)KILN_SCAN_LANES * ITEMS;                                \
     for (int64_t k0 = 0; k0 < n; k0 += tile) {                                            \
@@ -58,9 +59,9 @@ static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, KILN_SCAN_WI
 #define ADD(a, b) ((a) + (b))
 #define MUL(a, b) ((a) * (b))
 #define MAX(a, b) ((a) > (b) || (a) != (a) ? (a) : (b))
-DEFINE_LINE_SCAN(line_sum_f32, float, ADD, KILN_SCAN_WIDE_ITEMS)
-DEFINE_LINE_SCAN(line_prod_f64, double, MUL, KILN_SCAN_ITEMS)
-DEFINE_LINE_SCAN(line_max_f32, float, MAX, KILN_SCAN_WIDE_ITEMS)
+DEFINE_LINE_SCAN(line_sum_f32, float, ADD, KILN_FLOAT32)
+DEFINE_LINE_SCAN(line_prod_f64, double, MUL, KILN_FLOAT64)
+DEFINE_LINE_SCAN(line_max_f32, float, MAX, KILN_FLOAT32)
 
 /* One scan of a host line into host memory on the forced path. */
 static kiln_status scan_host(kiln_context *ctx, const char *ufunc, const void *x, kiln_dtype in,
