@@ -88,24 +88,8 @@ void kiln_scan_force_group_lookback(int on) { atomic_store(&group_lookback, on);
 
 /* ---- the tile shape ---------------------------------------------------------------- */
 
-/* KILN_SCAN_EXPERIMENT_ITEMS=n (an A/B knob for benches, read once): n
- * elements a lane for accumulators of at most 4 bytes (8 to 40, a
- * multiple of 8), in place of KILN_SCAN_WIDE_ITEMS, for every device
- * alike; the tests' emulation asks kiln_scan_items too. */
-static int narrow_items(void) {
-  static atomic_int known = 0;
-  int items = atomic_load(&known);
-  if (items == 0) {
-    const char *v = getenv("KILN_SCAN_EXPERIMENT_ITEMS");
-    items = v ? atoi(v) : 0;
-    if (items < 8 || items > 40 || items % 8) items = KILN_SCAN_WIDE_ITEMS;
-    atomic_store(&known, items);
-  }
-  return items;
-}
-
 int kiln_scan_items(kiln_dtype acc) {
-  return kiln_dtype_size(acc) <= 4 ? narrow_items() : KILN_SCAN_ITEMS;
+  return kiln_dtype_size(acc) <= 4 ? KILN_SCAN_WIDE_ITEMS : KILN_SCAN_ITEMS;
 }
 
 /* ---- the kernels ------------------------------------------------------------------- */
@@ -475,17 +459,12 @@ typedef struct line_parts {
  * work-items (full) visits them as lid + k * LANES, k < ITEMS: constant
  * trip counts and constant offsets from one base, no bounds checks. */
 static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
-  if (full && KILN_SCAN_LANES % r->items == 0)
+  if (full)
     kiln_strbuf_appendf(b,
                         "  for (int k = 0; k < %d; k++) {\n"
                         "    int j = lid + k * %d, jb = (lid / %d + k * %d) * %d + lid %% %d;\n",
                         r->items, KILN_SCAN_LANES, r->items,
                         KILN_SCAN_LANES / r->items, r->items + 1, r->items);
-  else if (full)
-    kiln_strbuf_appendf(b,
-                        "  for (int k = 0; k < %d; k++) {\n"
-                        "    int j = lid + k * %d, jb = (j / %d) * %d + j %% %d;\n",
-                        r->items, KILN_SCAN_LANES, r->items, r->items + 1, r->items);
   else
     kiln_strbuf_appendf(b,
                         "  for (int j = lid; j < len; j += ls) {\n"
