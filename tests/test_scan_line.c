@@ -8,6 +8,8 @@
  * views, complex) on both paths; the internal prefix sum
  * (kiln_scan_add_line); KILN_SCAN, kiln_scan_describe and bad input. */
 #include "core/codegen/scan_line.h"
+#include "core/runtime/device_order.h"
+#include "core/sort/sort_internal.h"
 #include "harness.h"
 
 static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_LOOKBACK, KILN_SCAN_PATH_REDUCE_THEN_SCAN};
@@ -20,8 +22,9 @@ static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, KILN_SCAN_WI
  * of ITEMS elements (32 for 4-byte accumulators, else 16), the lanes
  * folded left, Kogge-Stone over the lane totals, the tile prefixes folded
  * left. x is read at x[k * step]. */
-#define DEFINE_LINE_SCAN(name, T, OP, ITEMS)                                                  \
+#define DEFINE_LINE_SCAN(name, T, OP, ACC)                                                    \
   static void name(const T *x, int64_t step, int64_t n, T *out) {                         \
+    const int ITEMS = kiln_scan_items(ACC);                                               \
     T prefix = 0, lanes[2][KILN_SCAN_LANES];                                              \
     const int64_t tile = (int64_t)KILN_SCAN_LANES * ITEMS;                                \
     for (int64_t k0 = 0; k0 < n; k0 += tile) {                                            \
@@ -56,9 +59,9 @@ static const int64_t sizes[] = {1, 2, 17, 4093, KILN_SCAN_TILE + 1, KILN_SCAN_WI
 #define ADD(a, b) ((a) + (b))
 #define MUL(a, b) ((a) * (b))
 #define MAX(a, b) ((a) > (b) || (a) != (a) ? (a) : (b))
-DEFINE_LINE_SCAN(line_sum_f32, float, ADD, KILN_SCAN_WIDE_ITEMS)
-DEFINE_LINE_SCAN(line_prod_f64, double, MUL, KILN_SCAN_ITEMS)
-DEFINE_LINE_SCAN(line_max_f32, float, MAX, KILN_SCAN_WIDE_ITEMS)
+DEFINE_LINE_SCAN(line_sum_f32, float, ADD, KILN_FLOAT32)
+DEFINE_LINE_SCAN(line_prod_f64, double, MUL, KILN_FLOAT64)
+DEFINE_LINE_SCAN(line_max_f32, float, MAX, KILN_FLOAT32)
 
 /* One scan of a host line into host memory on the forced path. */
 static kiln_status scan_host(kiln_context *ctx, const char *ufunc, const void *x, kiln_dtype in,
@@ -255,10 +258,13 @@ static void test_every_dtype(kiln_context *ctx) {
   kiln_ufunc_release(add);
 }
 
-/* Compaction at tile edges on both paths. */
+/* Compaction at tile edges on both paths, with int32 counts (tiles of
+ * 8192, packed status words) and forced int64 ones (tiles of 4096, flags:
+ * lines of 2^31 elements or more). */
 static void test_compact_paths(kiln_context *ctx) {
-  for (size_t t = 0; t < NSIZES; t++) {
-    int64_t n = sizes[t];
+  for (size_t t = 0; t < 2 * NSIZES; t++) {
+    kiln_scan_force_wide_counts(t >= NSIZES);
+    int64_t n = sizes[t % NSIZES];
     float *x = malloc((size_t)n * 4), *got = malloc((size_t)n * 4 + 4);
     harness_fill_random(x, KILN_FLOAT32, n, -1, 1);
     int64_t want = 0;
@@ -273,8 +279,9 @@ static void test_compact_paths(kiln_context *ctx) {
                             kiln_operand_host_output(got, KILN_FLOAT32, 1, &room, NULL), &count,
                             NULL));
       kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
-      CHECK_MSG(count == want, "n %lld %s: count %lld, expected %lld", (long long)n,
-                kiln_scan_path_name(paths[p]), (long long)count, (long long)want);
+      CHECK_MSG(count == want, "n %lld %s (%s counts): count %lld, expected %lld", (long long)n,
+                kiln_scan_path_name(paths[p]), t >= NSIZES ? "int64" : "int32", (long long)count,
+                (long long)want);
       int64_t k = 0, bad = 0;
       for (int64_t i = 0; i < n && k < count; i++)
         if (x[i] > 0) bad += memcmp(&got[k++], &x[i], 4) != 0;
@@ -285,6 +292,7 @@ static void test_compact_paths(kiln_context *ctx) {
     free(got);
     free(mask);
   }
+  kiln_scan_force_wide_counts(0);
 }
 
 /* nonzero's indices of a C-order host array h (shape) against the device's. */
@@ -374,6 +382,9 @@ static void test_nonzero(kiln_context *ctx) {
         nz[c] = h[c] != 0;
       }
   check_nonzero(ctx, "3-D int16 transposed", kiln_operand_array(view), 3, shape, nz);
+  kiln_scan_force_wide_counts(1); /* int64 counts, as past 2^31 elements */
+  check_nonzero(ctx, "3-D int16 transposed, int64 counts", kiln_operand_array(view), 3, shape, nz);
+  kiln_scan_force_wide_counts(0);
   /* 2-D complex64: nonzero when either part is */
   int64_t cshape[2] = {67, 71}, cn = 67 * 71;
   float *c = malloc((size_t)cn * 8);
@@ -481,13 +492,142 @@ static void test_bad_input(kiln_context *ctx) {
   CHECK(rows == NULL && count == 0);
 }
 
-static const harness_test tests[] = {{"paths_bits", test_paths_bits},
+/* One decision for the scan and the sort: forced by the tests' switch or
+ * KILN_SCAN, else kiln_device_lookback_safe (the backend's capability);
+ * complex accumulators always reduce-then-scan; the explanation names the
+ * reason, and the sort's radix passes follow the scan's path. */
+static void check_choice(kiln_context *ctx, kiln_scan_path want, const char *why) {
+  kiln_scan_path got = KILN_SCAN_PATH_AUTO, complex = KILN_SCAN_PATH_AUTO;
+  CHECK_OK(kiln_scan_choose_path(ctx, KILN_FLOAT32, &got));
+  CHECK_OK(kiln_scan_choose_path(ctx, KILN_COMPLEX64, &complex));
+  CHECK_MSG(got == want, "%s: path %s, expected %s", why, kiln_scan_path_name(got),
+            kiln_scan_path_name(want));
+  CHECK_MSG(complex == KILN_SCAN_PATH_REDUCE_THEN_SCAN, "%s: complex takes %s", why,
+            kiln_scan_path_name(complex));
+  char text[256];
+  CHECK_OK(kiln_scan_describe(ctx, text, sizeof text));
+  CHECK_MSG(strstr(text, why) != NULL, "describe: '%s' lacks '%s'", text, why);
+  const char *sort = kiln_sort_path(ctx);
+  int sort_lookback = !strcmp(sort, "onesweep look-back");
+  CHECK_MSG(sort_lookback == (want == KILN_SCAN_PATH_LOOKBACK), "%s: sort takes %s", why, sort);
+}
+
+static void test_path_choice(kiln_context *ctx) {
+  unsetenv("KILN_SCAN");
+  int safe = kiln_device_lookback_safe(ctx);
+  printf("  device lookback-safe: %d\n", safe);
+  check_choice(ctx, safe ? KILN_SCAN_PATH_LOOKBACK : KILN_SCAN_PATH_REDUCE_THEN_SCAN,
+               safe ? "device-scope ordering:" : "no device-scope ordering known");
+  for (int p = 0; p < 2; p++) {
+    kiln_scan_force_path(paths[p]);
+    check_choice(ctx, paths[p], "forced by the tests' switch");
+    kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+    setenv("KILN_SCAN", paths[p] == KILN_SCAN_PATH_LOOKBACK ? "lookback" : "reduce-then-scan", 1);
+    check_choice(ctx, paths[p], "forced by KILN_SCAN");
+    /* the tests' switch wins over the environment */
+    kiln_scan_force_path(paths[1 - p]);
+    check_choice(ctx, paths[1 - p], "forced by the tests' switch");
+    kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+  }
+  setenv("KILN_SCAN", "auto", 1);
+  check_choice(ctx, safe ? KILN_SCAN_PATH_LOOKBACK : KILN_SCAN_PATH_REDUCE_THEN_SCAN,
+               safe ? "device-scope ordering:" : "no device-scope ordering known");
+  unsetenv("KILN_SCAN");
+  kiln_device_info info;
+  CHECK_OK(kiln_context_device_info(ctx, &info));
+  /* CUDA's GPUs and PoCL's CPU: the capability as documented */
+  if (!strcmp(info.backend, "cuda") && info.type == KILN_DEVICE_GPU) CHECK(safe);
+  if (info.type == KILN_DEVICE_CPU) CHECK(!safe);
+}
+
+/* Both paths at a GPU's size (1e8, KILN_SCAN_LARGE_N overrides; GPUs only,
+ * a CPU device skips with the reason): float32 cumsum (packed status
+ * words) bit for bit against each other and the host emulation, float64
+ * cumprod (8-byte values behind flags) against each other, compaction
+ * (int64 counts) against the host. The look-back's cross-work-group
+ * visibility shows only with thousands of tiles in flight. */
+static void test_large_paths(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  const char *v = getenv("KILN_SCAN_LARGE_N");
+  if (info.type != KILN_DEVICE_GPU && !v) {
+    harness_skip("not a GPU: the 1e8 check of both paths runs on GPUs (KILN_SCAN_LARGE_N=n forces it)");
+    return;
+  }
+  int64_t n = v ? atoll(v) : 100000000;
+  float *x = malloc((size_t)n * 4), *want = malloc((size_t)n * 4);
+  float *got[2] = {malloc((size_t)n * 4), malloc((size_t)n * 4)};
+  CHECK_MSG(x && want && got[0] && got[1], "host memory for %lld float32", (long long)n);
+  if (!x || !want || !got[0] || !got[1]) n = 0;
+  harness_fill_random(x, KILN_FLOAT32, n, -1, 1);
+  line_sum_f32(x, 1, n, want);
+  both_paths(ctx, "add", x, KILN_FLOAT32, n, want, (void **)got);
+  /* compaction of x > 0: count and values against the host, both paths */
+  uint8_t *mask = malloc((size_t)n + 1);
+  int64_t kept = 0;
+  if (!mask) n = 0;
+  for (int64_t i = 0; i < n; i++) kept += mask[i] = x[i] > 0;
+  for (int p = 0; p < 2; p++) {
+    int64_t count = -1, room = n;
+    kiln_scan_force_path(paths[p]);
+    CHECK_OK(kiln_compact(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                          kiln_operand_host(mask, KILN_BOOL, 1, &n, NULL),
+                          kiln_operand_host_output(got[p], KILN_FLOAT32, 1, &room, NULL), &count,
+                          NULL));
+    kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+    int64_t k = 0, bad = 0;
+    for (int64_t i = 0; i < n && k < count; i++)
+      if (mask[i]) bad += memcmp(&got[p][k++], &x[i], 4) != 0;
+    CHECK_MSG(count == kept && bad == 0, "n %lld %s: count %lld (expected %lld), %lld differ",
+              (long long)n, kiln_scan_path_name(paths[p]), (long long)count, (long long)kept,
+              (long long)bad);
+  }
+  free(mask);
+  free(got[0]);
+  free(got[1]);
+  free(want);
+  free(x);
+  if (!info.has_double) return;
+  int64_t nd = n / 2;
+  double *xd = malloc((size_t)nd * 8), *wantd = malloc((size_t)nd * 8);
+  double *gotd[2] = {malloc((size_t)nd * 8), malloc((size_t)nd * 8)};
+  CHECK_MSG(xd && wantd && gotd[0] && gotd[1], "host memory for %lld float64", (long long)nd);
+  if (!xd || !wantd || !gotd[0] || !gotd[1]) nd = 0;
+  harness_fill_random(xd, KILN_FLOAT64, nd, 0.99999999, 1.00000001);
+  line_prod_f64(xd, 1, nd, wantd);
+  both_paths(ctx, "multiply", xd, KILN_FLOAT64, nd, wantd, (void **)gotd);
+  free(xd);
+  free(wantd);
+  free(gotd[0]);
+  free(gotd[1]);
+}
+
+/* GPUs with ballots look back on warp 0 alone; the work-group's form
+ * (HIP's wave64, PoCL) is tested there too, forced: the bits and
+ * compaction cases above again. A CPU device takes that form anyway. */
+static void test_group_lookback(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  if (info.type != KILN_DEVICE_GPU) {
+    harness_skip("not a GPU: paths_bits and compact_paths already ran the work-group's look-back");
+    return;
+  }
+  kiln_scan_force_group_lookback(1);
+  test_paths_bits(ctx);
+  test_compact_paths(ctx);
+  kiln_scan_force_group_lookback(0);
+}
+
+static const harness_test tests[] = {{"path_choice", test_path_choice},
+                                     {"paths_bits", test_paths_bits},
                                      {"strided_views", test_strided_views},
                                      {"every_dtype", test_every_dtype},
                                      {"compact_paths", test_compact_paths},
                                      {"nonzero", test_nonzero},
                                      {"add_line", test_add_line},
                                      {"bad_input", test_bad_input},
+                                     {"large_paths", test_large_paths},
+                                     {"group_lookback", test_group_lookback},
                                      {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

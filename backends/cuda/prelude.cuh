@@ -112,6 +112,9 @@ KILN_DEVICE int64_t kiln_global_size(int d) {
 #define KILN_DEVICE_SCOPE_ORDER 1
 KILN_DEVICE uint32_t kiln_flag_load(volatile uint32_t *p) { return *p; }
 KILN_DEVICE void kiln_flag_store(volatile uint32_t *p, uint32_t v) { *p = v; }
+/* a 64-bit status word (a look-back's flag and value in one): the same */
+KILN_DEVICE uint64_t kiln_word_load64(volatile uint64_t *p) { return *p; }
+KILN_DEVICE void kiln_word_store64(volatile uint64_t *p, uint64_t v) { *p = v; }
 
 /* a product the compiler never fuses into a multiply-add (complex
  * multiplication: NumPy's infinities and NaNs) */

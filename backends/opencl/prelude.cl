@@ -83,6 +83,10 @@ KILN_DEVICE int64_t kiln_num_groups(int d) { return (int64_t)get_num_groups((uin
  * defined only where the backend knows better (NVIDIA's PTX, below). */
 KILN_DEVICE uint32_t kiln_flag_load(volatile __global uint32_t *p) { return *p; }
 KILN_DEVICE void kiln_flag_store(volatile __global uint32_t *p, uint32_t v) { *p = v; }
+/* a 64-bit status word (a look-back's flag and value in one, or an 8-byte
+ * value behind its flag): the same, PTX on NVIDIA's (below) */
+KILN_DEVICE uint64_t kiln_word_load64(volatile __global uint64_t *p) { return *p; }
+KILN_DEVICE void kiln_word_store64(volatile __global uint64_t *p, uint64_t v) { *p = v; }
 
 /* A value of the work-item d places later in the warp (docs/kernel-
  * language.md): OpenCL 1.2 has no warp shuffle, but NVIDIA's OpenCL
@@ -144,6 +148,8 @@ KILN_DEVICE uint kiln_lane_ballot(int pred) {
 #define kiln_barrier32() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
 #define kiln_flag_load kiln_flag_load_ptx
 #define kiln_flag_store kiln_flag_store_ptx
+#define kiln_word_load64 kiln_word_load64_ptx
+#define kiln_word_store64 kiln_word_store64_ptx
 KILN_DEVICE uint32_t kiln_flag_load_ptx(volatile __global uint32_t *p) {
   uint r;
   asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(r) : "l"((ulong)p) : "memory");
@@ -151,6 +157,14 @@ KILN_DEVICE uint32_t kiln_flag_load_ptx(volatile __global uint32_t *p) {
 }
 KILN_DEVICE void kiln_flag_store_ptx(volatile __global uint32_t *p, uint32_t v) {
   asm volatile("st.volatile.global.u32 [%0], %1;" : : "l"((ulong)p), "r"(v) : "memory");
+}
+KILN_DEVICE uint64_t kiln_word_load64_ptx(volatile __global uint64_t *p) {
+  ulong r;
+  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(r) : "l"((ulong)p) : "memory");
+  return r;
+}
+KILN_DEVICE void kiln_word_store64_ptx(volatile __global uint64_t *p, uint64_t v) {
+  asm volatile("st.volatile.global.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
 }
 #endif
 

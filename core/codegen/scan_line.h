@@ -44,15 +44,29 @@ typedef enum kiln_scan_path {
   KILN_SCAN_PATH_REDUCE_THEN_SCAN = 2 /* aggregates, their fold, the scan */
 } kiln_scan_path;
 
-/* The path a scan of accumulator `acc` takes on ctx's device: a forced one
- * (kiln_scan_force_path, else $KILN_SCAN = lookback | reduce-then-scan |
- * auto), else the look-back on CUDA and HIP GPUs (work-groups make
- * progress while others spin, flags are seen at device scope), else
- * reduce-then-scan (every OpenCL device: OpenCL 1.2 has no device-scope
- * acquire/release; CPU devices such as PoCL's; unknown devices). Complex
- * accumulators always take reduce-then-scan (the look-back reads values
- * through volatile pointers, which C++ cannot copy as structs).
- * INVALID_ARGUMENT: $KILN_SCAN is none of those words. */
+/* Where a requested path comes from. */
+typedef enum kiln_scan_path_source {
+  KILN_SCAN_FROM_DEVICE = 0, /* nothing forced: the device decides */
+  KILN_SCAN_FROM_TESTS = 1,  /* kiln_scan_force_path */
+  KILN_SCAN_FROM_ENV = 2     /* $KILN_SCAN */
+} kiln_scan_path_source;
+
+/* The path asked for, whatever the device: kiln_scan_force_path's, else
+ * $KILN_SCAN's (lookback | reduce-then-scan | auto), else AUTO; source
+ * (may be NULL) says which. The sort's passes follow it too
+ * (kiln_sort_choose_path). INVALID_ARGUMENT: $KILN_SCAN is none of those
+ * words. */
+kiln_status kiln_scan_requested_path(kiln_scan_path *path, kiln_scan_path_source *source);
+
+/* The path a scan of accumulator `acc` takes on ctx's device: the
+ * requested one (kiln_scan_requested_path), else the look-back where
+ * kiln_device_lookback_safe(ctx) (work-groups make progress while others
+ * spin, the prelude's flag and word accesses are device-scope: CUDA and
+ * HIP GPUs, NVIDIA's OpenCL through PTX), else reduce-then-scan (other
+ * OpenCL devices: OpenCL 1.2 has no device-scope acquire/release; CPU
+ * devices such as PoCL's). Complex accumulators always take
+ * reduce-then-scan (the look-back moves values as 64-bit words).
+ * Errors as kiln_scan_requested_path's. */
 kiln_status kiln_scan_choose_path(const kiln_context *ctx, kiln_dtype acc, kiln_scan_path *path);
 
 /* The path of a real accumulator on ctx's device and why, as text
@@ -67,6 +81,15 @@ const char *kiln_scan_path_name(kiln_scan_path path);
  * back to the environment and the device). */
 void kiln_scan_force_path(kiln_scan_path path);
 
+/* Tests only: compaction and nonzero count in int64 even where int32
+ * would do (nonzero: on), as for lines of 2^31 elements or more. */
+void kiln_scan_force_wide_counts(int wide);
+
+/* Tests only: the look-back of the whole work-group even where warp 0
+ * would look back alone with ballots (nonzero: on; the form HIP's wave64
+ * and PoCL take), so that GPUs with ballots test it too. */
+void kiln_scan_force_group_lookback(int on);
+
 /* What a line scan writes. */
 typedef enum kiln_scan_line_kind {
   KILN_SCAN_LINE_VALUES = 0,  /* out[k] = the scan at k */
@@ -78,7 +101,8 @@ typedef enum kiln_scan_line_kind {
  * in's dtype, acc, out, post as kiln_rt_run's; map unused), exclusive with
  * `identity` (an expression) as kiln_scan_run's; out 1-D of in's length.
  * COMPACT and NONZERO (spec, identity, exclusive ignored: an exclusive
- * int64 add-scan of in != 0): out 1-D (COMPACT, data's dtype, at least the
+ * add-scan of in != 0 counted in int32 where in is shorter than 2^31, else
+ * in int64): out 1-D (COMPACT, data's dtype, at least the
  * count long) or contiguous int64 of shape (count, ndim) (NONZERO: the
  * index of k in `shape`, ndim >= 1 dims, C order). data: COMPACT's 1-D
  * values of in's length, else NULL. Queued on stream; scratch as
@@ -108,7 +132,7 @@ typedef enum kiln_scan_line_pass {
 /* Appends the source of job's pass (direct: the tile read and written in
  * global memory, as a complex128 accumulator is), named entry: for the
  * compile checks (core/reduce/reduce_catalog.c). job->spec must be set
- * for every kind (COMPACT/NONZERO: the int64 count). */
+ * for every kind (COMPACT/NONZERO: the count, int32 or int64). */
 kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_pass pass,
                                   int direct, const char *entry, kiln_strbuf *out);
 

@@ -108,12 +108,16 @@ static kiln_status add_line_scans(kiln_catalog *c) {
   job.exclusive = 0;
   job.identity = NULL;
   if (status == KILN_OK) status = add_line_scan(c, &job, KILN_SCAN_LINE_APPLY, 1);
+  /* compaction's look-back with int32 counts (lines shorter than 2^31),
+   * nonzero's apply with int64 ones */
   kiln_rt_spec count = {.name = "compact",
                         .ninputs = 1,
                         .inputs = {KILN_UINT8},
-                        .acc = KILN_INT64,
-                        .out = KILN_INT64,
+                        .acc = KILN_INT32,
+                        .out = KILN_INT32,
                         .combine = "return a + b;"};
+  kiln_rt_spec wide_count = count;
+  wide_count.acc = wide_count.out = KILN_INT64;
   int64_t shape[2] = {3, 5};
   in.dtype = KILN_UINT8;
   kiln_scan_line_job compact = {.kind = KILN_SCAN_LINE_COMPACT,
@@ -125,6 +129,7 @@ static kiln_status add_line_scans(kiln_catalog *c) {
   if (status == KILN_OK) status = add_line_scan(c, &compact, KILN_SCAN_LINE_LOOKBACK, 0);
   kiln_scan_line_job nonzero = compact;
   nonzero.kind = KILN_SCAN_LINE_NONZERO;
+  nonzero.spec = &wide_count;
   nonzero.data = NULL;
   nonzero.ndim = 2;
   nonzero.shape = shape;

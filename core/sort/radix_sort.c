@@ -5,7 +5,6 @@
 
 #include "core/codegen/elementwise.h"
 #include "core/codegen/scan_line.h"
-#include "core/runtime/device_order.h"
 #include "core/runtime/log.h"
 #include "core/sort/sort_internal.h"
 
@@ -119,25 +118,12 @@ kiln_backend_arg kiln_sort_arg_scalar(const void *value, size_t size) {
 /* The look-back's tile statuses hold a count in 30 bits. */
 #define LOOKBACK_MAX_KEYS ((int64_t)1 << 30)
 
-/* Whether the scan's path was forced ($KILN_SCAN or the tests' switch):
- * kiln_scan_explain_path says so. */
-static int scan_path_forced(const kiln_context *ctx) {
-  char why[256];
-  return kiln_scan_explain_path(ctx, why, sizeof why) == KILN_OK && strstr(why, "forced");
-}
-
 kiln_status kiln_sort_choose_path(kiln_context *ctx, int64_t n, int *lookback) {
   /* One decision with the scan's look-back (core/codegen/scan_line.c):
-   * the same forward-progress and visibility question, the same switch
-   * ($KILN_SCAN, kiln_scan_force_path). Also, where the scan does not
-   * take it by itself, any device with device-scope ordering
-   * (kiln_device_lookback_safe: NVIDIA's OpenCL through PTX); the scan's
-   * own choice may come to ask the same (then this adds nothing). */
+   * the same switch ($KILN_SCAN, kiln_scan_force_path), else the same
+   * capability (kiln_device_lookback_safe) */
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, KILN_UINT32, &path));
-  if (path != KILN_SCAN_PATH_LOOKBACK && kiln_device_lookback_safe(ctx) &&
-      !scan_path_forced(ctx))
-    path = KILN_SCAN_PATH_LOOKBACK;
   *lookback = path == KILN_SCAN_PATH_LOOKBACK && n < LOOKBACK_MAX_KEYS;
   static atomic_int logged = 0; /* once per process and path */
   int bit = *lookback ? 1 : 2;
