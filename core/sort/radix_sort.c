@@ -29,12 +29,11 @@ typedef struct program_shape {
 static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   const program_shape *shape = data;
   static const char *names[3] = {"SORT_KEY_T", "SORT_VAL_T", "SORT_OFF_T"};
+  kiln_sort_onesweep_shape os = kiln_sort_onesweep(shape->bytes[0], shape->bytes[1]);
   kiln_strbuf_appendf(out,
                       "#define SORT_WG %d\n#define SORT_ITEMS %d\n#define SORT_OS_ITEMS %d\n"
-                      "#define SORT_HAS_VALUES %d\n",
-                      shape->group, shape->items,
-                      kiln_sort_onesweep_items(shape->bytes[0], shape->bytes[1]),
-                      shape->bytes[1] != 0);
+                      "#define SORT_OS_GROUPS %d\n#define SORT_HAS_VALUES %d\n",
+                      shape->group, shape->items, os.items, os.groups, shape->bytes[1] != 0);
   const char *s = kiln_builtin_radix_sort;
   while (*s) {
     const char *next = strstr(s, "SORT_");
@@ -100,10 +99,18 @@ kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_byte
   return status;
 }
 
-int kiln_sort_onesweep_items(int key_bytes, int val_bytes) {
-  /* the tile's keys and values in local memory: 32 KiB for 4 + 4 and 8 +
-   * 8 bytes, 36 KiB for 12 (CUDA's static limit is 48 KiB a work-group) */
-  return key_bytes + val_bytes <= 8 ? 16 : key_bytes + val_bytes <= 12 ? 12 : 8;
+kiln_sort_onesweep_shape kiln_sort_onesweep(int key_bytes, int val_bytes) {
+  /* Keys per work-item: the tile's keys and values in local memory, at
+   * most 32 KiB for 4 + 4 and 8 + 8 bytes, 36 KiB for 12 (CUDA's static
+   * limit is 48 KiB a work-group). Groups: as many as ptxas (sm_90) fits
+   * the registers for without more than a few bytes of spills: 3 for
+   * 4-byte keys alone (80 registers, 12 bytes of spills: on the H200 the
+   * uint32 sort of 1e8 took 3.60 ms against 4.34 at 2 groups and 113
+   * registers), else 2 (127-128 registers; at 3 they spill 48-108
+   * bytes). */
+  int bytes = key_bytes + val_bytes;
+  kiln_sort_onesweep_shape shape = {bytes <= 8 ? 16 : bytes <= 12 ? 12 : 8, bytes <= 4 ? 3 : 2};
+  return shape;
 }
 
 kiln_backend_arg kiln_sort_arg_array(const kiln_array *a) {
@@ -281,7 +288,7 @@ static kiln_status pass_reduce_then_scan(kiln_context *ctx, kiln_stream *stream,
 /* Keys per tile of the look-back passes (SORT_OS_TILE; values may be
  * NULL). */
 static int64_t onesweep_tile(const kiln_array *keys, const kiln_array *values) {
-  return (int64_t)kiln_sort_group_size(T) * kiln_sort_onesweep_items(bytes_of(keys), bytes_of(values));
+  return (int64_t)kiln_sort_group_size(T) * kiln_sort_onesweep(bytes_of(keys), bytes_of(values)).items;
 }
 
 /* The look-back pass: one kernel, after zeroing the tile statuses. */
