@@ -32,8 +32,10 @@ static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   kiln_sort_onesweep_shape os = kiln_sort_onesweep(shape->bytes[0], shape->bytes[1]);
   kiln_strbuf_appendf(out,
                       "#define SORT_WG %d\n#define SORT_ITEMS %d\n#define SORT_OS_ITEMS %d\n"
-                      "#define SORT_OS_GROUPS %d\n#define SORT_HAS_VALUES %d\n",
-                      shape->group, shape->items, os.items, os.groups, shape->bytes[1] != 0);
+                      "#define SORT_OS_GROUPS %d\n#define SORT_LOOKBACK %d\n"
+                      "#define SORT_PREFETCH_TILE %d\n#define SORT_HAS_VALUES %d\n",
+                      shape->group, shape->items, os.items, os.groups, os.lookback, os.prefetch,
+                      shape->bytes[1] != 0);
   const char *s = kiln_builtin_radix_sort;
   while (*s) {
     const char *next = strstr(s, "SORT_");
@@ -100,16 +102,21 @@ kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_byte
 }
 
 kiln_sort_onesweep_shape kiln_sort_onesweep(int key_bytes, int val_bytes) {
-  /* Keys per work-item: the tile's keys and values in local memory, at
-   * most 32 KiB for 4 + 4 and 8 + 8 bytes, 36 KiB for 12 (CUDA's static
-   * limit is 48 KiB a work-group). Groups: as many as ptxas (sm_90) fits
-   * the registers for without more than a few bytes of spills: 3 for
-   * 4-byte keys alone (80 registers, 12 bytes of spills: on the H200 the
-   * uint32 sort of 1e8 took 3.60 ms against 4.34 at 2 groups and 113
-   * registers), else 2 (127-128 registers; at 3 they spill 48-108
-   * bytes). */
+  /* Measured on the H200 (CUDA, sort_bench 1e8, one call, 2026-11-27;
+   * docs/sorting.md): keys per work-item (the tile's keys and values in
+   * local memory, under CUDA's static 48 KiB a work-group), work-groups
+   * per multiprocessor (the register bound: ptxas sm_90 gives 80
+   * registers at 3 groups of 256, with no spills for these, the early
+   * counts' ranking being lighter), look-back words read at once and the
+   * next tile taken early (both help keys alone; the index of argsort
+   * waits less without them). The 12- and 16-byte widths keep the shapes
+   * measured before (2 groups, one word, no prefetch). */
   int bytes = key_bytes + val_bytes;
-  kiln_sort_onesweep_shape shape = {bytes <= 8 ? 16 : bytes <= 12 ? 12 : 8, bytes <= 4 ? 3 : 2};
+  kiln_sort_onesweep_shape shape = {8, 2, 1, 0};
+  if (bytes <= 4) shape = (kiln_sort_onesweep_shape){24, 3, 8, 1}; /* uint32 2.267 ms (16 x 4: 2.654) */
+  else if (val_bytes == 0) shape = (kiln_sort_onesweep_shape){16, 3, 8, 1}; /* int64 6.531 (12 x 4: 7.625) */
+  else if (bytes <= 8) shape = (kiln_sort_onesweep_shape){16, 3, 1, 0}; /* argsort 4.367 (8, 1: 4.580) */
+  else if (bytes <= 12) shape = (kiln_sort_onesweep_shape){12, 2, 1, 0};
   return shape;
 }
 
