@@ -603,8 +603,9 @@ static void check_pairs(kiln_context *ctx, int key_bytes, int val_bytes, int pat
 
 static void test_passes(kiln_context *ctx) {
   const int64_t T2 = KILN_SORT_PASS_TILE;
-  /* the look-back's tiles: 16 keys per work-item for 4 + 4 bytes (2 T2),
-   * 12 for 8 + 4 (1.5 T2) */
+  /* the look-back's tiles (kiln_sort_onesweep): 24 keys per work-item
+   * for 4-byte keys alone (3 T2), 16 for 8-byte keys alone and 4 + 4
+   * bytes (2 T2), 12 for 8 + 4 (1.5 T2) */
   const int64_t sizes[] = {KILN_SORT_TILE + 1, T2 - 1, T2, T2 + 1, 3 * T2 + 17, 20011,
                            2 * T2 + 1, 3 * T2 - 1};
   static const kiln_scan_path paths[2] = {KILN_SCAN_PATH_REDUCE_THEN_SCAN, KILN_SCAN_PATH_LOOKBACK};
@@ -626,6 +627,7 @@ static void test_passes(kiln_context *ctx) {
     check_1d(ctx, KILN_FLOAT32, 3 * T2 + 5, p);
     /* integers: sort moves the keys alone (no values), argsort pairs */
     check_1d(ctx, KILN_INT32, 5 * T2 + 3, p);
+    check_1d(ctx, KILN_UINT32, 6 * T2, p); /* whole tiles only: 2 of keys alone, 3 of pairs */
     check_1d(ctx, KILN_INT64, 3 * T2 + 7, !p);
     check_1d(ctx, KILN_UINT8, 2 * T2 + 1, p);
   }

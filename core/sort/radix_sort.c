@@ -28,11 +28,12 @@ typedef struct program_shape {
 static kiln_status radix_sort_source(void *data, kiln_strbuf *out) {
   const program_shape *shape = data;
   static const char *names[3] = {"SORT_KEY_T", "SORT_VAL_T", "SORT_OFF_T"};
+  kiln_sort_onesweep_shape os = kiln_sort_onesweep(shape->bytes[0], shape->bytes[1]);
   kiln_strbuf_appendf(out,
                       "#define SORT_WG %d\n#define SORT_ITEMS %d\n#define SORT_OS_ITEMS %d\n"
-                      "#define SORT_HAS_VALUES %d\n",
-                      shape->group, shape->items,
-                      kiln_sort_onesweep_items(shape->bytes[0], shape->bytes[1]),
+                      "#define SORT_OS_GROUPS %d\n#define SORT_LOOKBACK %d\n"
+                      "#define SORT_PREFETCH_TILE %d\n#define SORT_HAS_VALUES %d\n",
+                      shape->group, shape->items, os.items, os.groups, os.lookback, os.prefetch,
                       shape->bytes[1] != 0);
   const char *s = kiln_builtin_radix_sort;
   while (*s) {
@@ -99,10 +100,24 @@ kiln_status kiln_sort_program(kiln_context *ctx, const char *entry, int key_byte
   return status;
 }
 
-int kiln_sort_onesweep_items(int key_bytes, int val_bytes) {
-  /* the tile's keys and values in local memory: 32 KiB for 4 + 4 and 8 +
-   * 8 bytes, 36 KiB for 12 (CUDA's static limit is 48 KiB a work-group) */
-  return key_bytes + val_bytes <= 8 ? 16 : key_bytes + val_bytes <= 12 ? 12 : 8;
+kiln_sort_onesweep_shape kiln_sort_onesweep(int key_bytes, int val_bytes) {
+  /* Measured on the H200 (CUDA, sort_bench 1e8, one call, 2026-11-27;
+   * docs/sorting.md): keys per work-item (the tile's keys and values in
+   * local memory, under CUDA's static 48 KiB a work-group), work-groups
+   * per multiprocessor (the register bound: ptxas sm_90 gives 80
+   * registers at 3 groups of 256, with no spills for these, the early
+   * counts' ranking being lighter), look-back words read at once (4: 2-3%
+   * faster than 8 for keys alone and than 1 for argsort) and the next tile
+   * taken early (it helps keys alone; argsort waits less without it). The 12- and
+   * 16-byte widths keep the shapes measured before (2 groups, one word,
+   * no prefetch). */
+  int bytes = key_bytes + val_bytes;
+  kiln_sort_onesweep_shape shape = {8, 2, 1, 0};
+  if (bytes <= 4) shape = (kiln_sort_onesweep_shape){24, 3, 4, 1}; /* uint32 2.194 ms (16 x 4: 2.654) */
+  else if (val_bytes == 0) shape = (kiln_sort_onesweep_shape){16, 3, 4, 1}; /* int64 6.383 (12 x 4: 7.625) */
+  else if (bytes <= 8) shape = (kiln_sort_onesweep_shape){16, 3, 4, 0}; /* argsort 4.173 (prefetch: 4.580) */
+  else if (bytes <= 12) shape = (kiln_sort_onesweep_shape){12, 2, 1, 0};
+  return shape;
 }
 
 kiln_backend_arg kiln_sort_arg_array(const kiln_array *a) {
@@ -267,7 +282,7 @@ static kiln_status pass_reduce_then_scan(kiln_context *ctx, kiln_stream *stream,
 /* Keys per tile of the look-back passes (SORT_OS_TILE; values may be
  * NULL). */
 static int64_t onesweep_tile(const kiln_array *keys, const kiln_array *values) {
-  return (int64_t)kiln_sort_group_size(T) * kiln_sort_onesweep_items(bytes_of(keys), bytes_of(values));
+  return (int64_t)kiln_sort_group_size(T) * kiln_sort_onesweep(bytes_of(keys), bytes_of(values)).items;
 }
 
 /* The look-back pass: one kernel, after zeroing the tile statuses. */

@@ -103,10 +103,17 @@ kiln_status kiln_sort_catalog_add(kiln_catalog *catalog);
  * the work-group size of a tile. */
 int kiln_sort_tile_for(int64_t longest);
 int kiln_sort_group_size(int tile);
-/* Keys per work-item of the look-back passes (SORT_OS_ITEMS of
- * radix_sort.kl; their tile is kiln_sort_group_size(KILN_SORT_PASS_TILE)
- * times as many), by the key and value widths in bytes. */
-int kiln_sort_onesweep_items(int key_bytes, int val_bytes);
+/* The look-back passes' shape by the key and value widths in bytes
+ * (value 0: keys alone): keys per work-item (SORT_OS_ITEMS of
+ * radix_sort.kl; the tile is kiln_sort_group_size(KILN_SORT_PASS_TILE)
+ * times as many), the work-groups per multiprocessor its register bound
+ * asks for (SORT_OS_GROUPS: KILN_GROUP_BOUNDS), the flag words a
+ * look-back step reads at once (SORT_LOOKBACK) and whether a work-group
+ * takes its next tile when it starts one (SORT_PREFETCH_TILE). */
+typedef struct kiln_sort_onesweep_shape {
+  int items, groups, lookback, prefetch;
+} kiln_sort_onesweep_shape;
+kiln_sort_onesweep_shape kiln_sort_onesweep(int key_bytes, int val_bytes);
 
 /* Launches `groups` work-groups (capped; the kernels loop) of a program
  * made for `tile`. */
