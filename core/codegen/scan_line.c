@@ -115,6 +115,8 @@ typedef struct line_request {
              * (needs fixed: whole warps) */
   int early; /* look-back pass, full tiles: the aggregate before the lane
               * scan where the prelude has shuffles (early_fits) */
+  int pause; /* warp look-back: ns a warp pauses before rereading a tile
+              * that published nothing yet (KILN_SPIN_PAUSE), 0: none */
   int prefetch; /* look-back pass, unit strides: the input of the tile this
                  * many tiles ahead is fetched into L2 (where the prelude
                  * has KILN_PREFETCH_L2), 0: none */
@@ -291,7 +293,15 @@ static void append_access(kiln_strbuf *b, const char *text, const lookback_acces
  * once (past WINDOW tiles back, from the words again, 32 at a time): the
  * order of the work-group's form, hence the same bits (H200, 1e8 float32:
  * 0.279 ms against 0.296). Opens the #if that the caller closes. */
-static void warp_lookback_source(const char *acc, const lookback_access *x, kiln_strbuf *b) {
+static void warp_lookback_source(const char *acc, const lookback_access *x, int pause,
+                                 kiln_strbuf *b) {
+  char wait[160] = "";
+  if (pause > 0)
+    snprintf(wait, sizeof wait,
+             "#if defined(KILN_SPIN_PAUSE)\n"
+             "          kiln_spin_pause(%d);\n"
+             "#endif\n",
+             pause);
   kiln_strbuf_appendf(
       b,
       "#if defined(KILN_LANE_BALLOT)\n"
@@ -309,9 +319,10 @@ static void warp_lookback_source(const char *acc, const lookback_access *x, kiln
       "        uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
       /* the lanes before the nearest inclusive prefix (all where none) */
       "        uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
-      "        if (mz & before)\n"
+      "        if (mz & before) {\n"
       "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
-      "        else if (mi)\n"
+      "%s"
+      "        } else if (mi)\n"
       "          j = hi - 1 - (int64_t)kiln_popcount_u32(before);\n"
       "        else\n"
       "          hi -= 32;\n"
@@ -350,7 +361,7 @@ static void warp_lookback_source(const char *acc, const lookback_access *x, kiln
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      x->load, x->status, WINDOW, x->vinc, x->vagg, acc, WINDOW, acc, acc, x->finish);
+      x->load, x->status, WINDOW, x->vinc, x->vagg, wait, acc, WINDOW, acc, acc, x->finish);
 }
 
 static void lookback_source(const line_request *r, const char *acc, const char *total,
@@ -365,7 +376,7 @@ static void lookback_source(const line_request *r, const char *acc, const char *
                       "  }\n",
                       x.decl, x.publish);
   if (r->warp) {
-    warp_lookback_source(acc, &x, &text);
+    warp_lookback_source(acc, &x, r->pause, &text);
     kiln_strbuf_append(&text, "#else\n");
   }
   kiln_strbuf_appendf(
@@ -814,7 +825,8 @@ kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_
    * strides), the others in the general form: both forms get compiled */
   int gpu_form = pass == KILN_SCAN_LINE_LOOKBACK;
   line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form,
-                    .warp = gpu_form, .prefetch = gpu_form ? 512 : 0, .early = gpu_form};
+                    .warp = gpu_form, .prefetch = gpu_form ? 512 : 0, .early = gpu_form,
+                    .pause = gpu_form ? 100 : 0};
   request_types(job, &r);
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
@@ -825,9 +837,9 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
                       r->mode, (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim,
-                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early);
+                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early, r->pause);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -1023,6 +1035,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   r.prefetch = ahead ? atoi(ahead) : 0;
   const char *early = getenv("KILN_SCAN_EXPERIMENT_EARLY"); /* bench A/B only */
   r.early = early ? atoi(early) : 0;
+  const char *pause = getenv("KILN_SCAN_EXPERIMENT_PAUSE"); /* bench A/B only */
+  r.pause = pause ? atoi(pause) : 0;
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
