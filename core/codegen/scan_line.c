@@ -122,6 +122,9 @@ typedef struct line_request {
               * scan where the prelude has shuffles (early_fits) */
   int pause; /* warp look-back: ns a warp pauses before rereading a tile
               * that published nothing yet (KILN_SPIN_PAUSE), 0: none */
+  int group_order; /* look-back pass: tile t is work-group t (CUB's
+                    * form: relies on work-groups starting in order)
+                    * rather than the counter's; bench A/B only */
   int prefetch; /* look-back pass, unit strides: the input of the tile this
                  * many tiles ahead is fetched into L2 (where the prelude
                  * has KILN_PREFETCH_L2), 0: none */
@@ -768,7 +771,7 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                                                          : "  pr = 1; qr = 1;\n");
   kiln_strbuf_append(b, "  (void)q; (void)oq; (void)qr; (void)st; (void)ost; (void)va; (void)ova;\n"
                         "  (void)vi; (void)ovi;\n");
-  if (r->mode == MODE_LOOKBACK)
+  if (r->mode == MODE_LOOKBACK && !r->group_order)
     kiln_strbuf_append(b,
                        "  if (lid == 0) cursor[3] = (int64_t)kiln_atomic_add_u32(st + ost, 1u);\n"
                        "  kiln_barrier();\n"
@@ -842,9 +845,10 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
                       r->mode, (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim,
-                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early, r->pause);
+                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early, r->pause,
+                      r->group_order);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -1042,6 +1046,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   r.early = early ? atoi(early) : 0;
   const char *pause = getenv("KILN_SCAN_EXPERIMENT_PAUSE"); /* bench A/B only */
   r.pause = pause ? atoi(pause) : 0;
+  const char *order = getenv("KILN_SCAN_EXPERIMENT_GROUP_ORDER"); /* bench A/B only */
+  r.group_order = order ? atoi(order) : 0;
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
