@@ -125,6 +125,9 @@ typedef struct line_request {
   int group_order; /* look-back pass: tile t is work-group t (CUB's
                     * form: relies on work-groups starting in order)
                     * rather than the counter's; bench A/B only */
+  int next; /* look-back pass: the work-group takes its next tile's id
+             * from the counter while on this tile (1: as it starts, 2:
+             * after its look-back) and goes on to it; 0: one tile */
   int prefetch; /* look-back pass, unit strides: the input of the tile this
                  * many tiles ahead is fetched into L2 (where the prelude
                  * has KILN_PREFETCH_L2), 0: none */
@@ -545,6 +548,12 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
   kiln_strbuf_append(b, "      }\n");
 }
 
+/* With r->next == 2, the next tile's id taken once this one's prefix is
+ * out (line_source's loop). */
+static void take_next_source(const line_request *r, kiln_strbuf *b) {
+  if (r->next == 2) kiln_strbuf_append(b, "  if (lid == 0) next = kiln_atomic_add_u32(st + ost, 1u);\n");
+}
+
 /* Kogge-Stone over the lane totals nl (ping-pong halves of lanes[]): the
  * lane scan X in lanes[src + l], the tile's aggregate in total. */
 static void lane_scan_source(const char *acc, kiln_strbuf *b) {
@@ -644,14 +653,17 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
     /* the aggregate published before the lane scan, the look-back next */
     early_total_source(acc, b);
     lookback_source(r, acc, "early", b);
+    take_next_source(r, b);
     lane_scan_source(acc, b);
     kiln_strbuf_append(b, "  (void)total;\n#else\n");
     lane_scan_source(acc, b);
     lookback_source(r, acc, "total", b);
+    take_next_source(r, b);
     kiln_strbuf_append(b, "#endif\n");
   } else if (r->mode == MODE_LOOKBACK) {
     lane_scan_source(acc, b);
     lookback_source(r, acc, "total", b);
+    take_next_source(r, b);
   } else {
     lane_scan_source(acc, b);
     kiln_strbuf_append(b,
@@ -778,6 +790,15 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                        "  int64_t t = cursor[3];\n");
   else
     kiln_strbuf_append(b, "  int64_t t = kiln_group_id(0);\n");
+  if (r->mode == MODE_LOOKBACK && r->next) {
+    /* the work-group goes on to the tile it takes while on this one */
+    kiln_strbuf_appendf(b,
+                        "  for (;;) {\n"
+                        "  if (t * %d >= n) break;\n"
+                        "  uint32_t next = 0u;\n",
+                        KILN_SCAN_LANES * r->items);
+    if (r->next == 1) kiln_strbuf_append(b, "  if (lid == 0) next = kiln_atomic_add_u32(st + ost, 1u);\n");
+  }
   kiln_strbuf_appendf(b,
                       "  int64_t k0 = t * %d;\n"
                       "  int len = n - k0 < %d ? (int)(n - k0) : %d;\n"
@@ -796,6 +817,12 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   } else {
     tile_body(r, &x, 0, b);
   }
+  if (r->mode == MODE_LOOKBACK && r->next)
+    kiln_strbuf_append(b,
+                       "  if (lid == 0) cursor[3] = (int64_t)next;\n"
+                       "  kiln_barrier();\n"
+                       "  t = cursor[3];\n"
+                       "  }\n");
   kiln_strbuf_append(b, "}\n");
 }
 
@@ -834,7 +861,7 @@ kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_
   int gpu_form = pass == KILN_SCAN_LINE_LOOKBACK;
   line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form,
                     .warp = gpu_form, .prefetch = gpu_form ? PREFETCH_AHEAD : 0, .early = gpu_form,
-                    .pause = gpu_form ? 100 : 0};
+                    .pause = gpu_form ? 100 : 0, .next = gpu_form};
   request_types(job, &r);
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
@@ -845,10 +872,10 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
                       r->mode, (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim,
                       (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early, r->pause,
-                      r->group_order);
+                      r->group_order, r->next);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -1048,6 +1075,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   r.pause = pause ? atoi(pause) : 0;
   const char *order = getenv("KILN_SCAN_EXPERIMENT_GROUP_ORDER"); /* bench A/B only */
   r.group_order = order ? atoi(order) : 0;
+  const char *next = getenv("KILN_SCAN_EXPERIMENT_NEXT"); /* bench A/B only */
+  r.next = next ? atoi(next) : 0;
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
