@@ -118,10 +118,6 @@ KILN_DEVICE void kiln_word_store64(volatile uint64_t *p, uint64_t v) { *p = v; }
 /* a hint that the 128-byte line at p is read soon: fetched into L2 with no
  * register waiting for it (the scan's tiles ahead of the running ones) */
 #define KILN_PREFETCH_L2 1
-/* a spinning work-item's pause of about ns nanoseconds (a look-back
- * rereading a tile that published nothing yet: CUB's backoff) */
-#define KILN_SPIN_PAUSE 1
-#define kiln_spin_pause(ns) __nanosleep(ns)
 KILN_DEVICE void kiln_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 /* a product the compiler never fuses into a multiply-add (complex

@@ -171,9 +171,6 @@ KILN_DEVICE void kiln_word_store64_ptx(volatile __global uint64_t *p, uint64_t v
 KILN_DEVICE void kiln_prefetch_l2(const __global void *p) {
   asm volatile("prefetch.global.L2 [%0];" : : "l"((ulong)p));
 }
-/* a spinning work-item's pause of about ns nanoseconds (as CUDA's) */
-#define KILN_SPIN_PAUSE 1
-KILN_DEVICE void kiln_spin_pause(uint ns) { asm volatile("nanosleep.u32 %0;" : : "r"(ns)); }
 #endif
 
 /* a product not fused into a multiply-add when it is its own expression:

@@ -120,14 +120,12 @@ typedef struct line_request {
              * (needs fixed: whole warps) */
   int early; /* look-back pass, full tiles: the aggregate before the lane
               * scan where the prelude has shuffles (early_fits) */
-  int pause; /* warp look-back: ns a warp pauses before rereading a tile
-              * that published nothing yet (KILN_SPIN_PAUSE), 0: none */
   int group_order; /* look-back pass: tile t is work-group t (CUB's
                     * form: relies on work-groups starting in order)
                     * rather than the counter's; bench A/B only */
-  int next; /* look-back pass: the work-group takes its next tile's id
-             * from the counter while on this tile (1: as it starts, 2:
-             * after its look-back) and goes on to it; 0: one tile */
+  int guess; /* look-back pass: the L2 prefetch issued before the
+              * counter's id is back, for the work-group's id + prefetch
+              * (the tile it probably gets) rather than after the loads */
   int prefetch; /* look-back pass, unit strides: the input of the tile this
                  * many tiles ahead is fetched into L2 (where the prelude
                  * has KILN_PREFETCH_L2), 0: none */
@@ -304,15 +302,7 @@ static void append_access(kiln_strbuf *b, const char *text, const lookback_acces
  * once (past WINDOW tiles back, from the words again, 32 at a time): the
  * order of the work-group's form, hence the same bits (H200, 1e8 float32:
  * 0.279 ms against 0.296). Opens the #if that the caller closes. */
-static void warp_lookback_source(const char *acc, const lookback_access *x, int pause,
-                                 kiln_strbuf *b) {
-  char wait[160] = "";
-  if (pause > 0)
-    snprintf(wait, sizeof wait,
-             "#if defined(KILN_SPIN_PAUSE)\n"
-             "          kiln_spin_pause(%d);\n"
-             "#endif\n",
-             pause);
+static void warp_lookback_source(const char *acc, const lookback_access *x, kiln_strbuf *b) {
   kiln_strbuf_appendf(
       b,
       "#if defined(KILN_LANE_BALLOT)\n"
@@ -330,10 +320,9 @@ static void warp_lookback_source(const char *acc, const lookback_access *x, int 
       "        uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
       /* the lanes before the nearest inclusive prefix (all where none) */
       "        uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
-      "        if (mz & before) {\n"
+      "        if (mz & before)\n"
       "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
-      "%s"
-      "        } else if (mi)\n"
+      "        else if (mi)\n"
       "          j = hi - 1 - (int64_t)kiln_popcount_u32(before);\n"
       "        else\n"
       "          hi -= 32;\n"
@@ -372,7 +361,7 @@ static void warp_lookback_source(const char *acc, const lookback_access *x, int 
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      x->load, x->status, WINDOW, x->vinc, x->vagg, wait, acc, WINDOW, acc, acc, x->finish);
+      x->load, x->status, WINDOW, x->vinc, x->vagg, acc, WINDOW, acc, acc, x->finish);
 }
 
 static void lookback_source(const line_request *r, const char *acc, const char *total,
@@ -387,7 +376,7 @@ static void lookback_source(const line_request *r, const char *acc, const char *
                       "  }\n",
                       x.decl, x.publish);
   if (r->warp) {
-    warp_lookback_source(acc, &x, r->pause, &text);
+    warp_lookback_source(acc, &x, &text);
     kiln_strbuf_append(&text, "#else\n");
   }
   kiln_strbuf_appendf(
@@ -507,19 +496,19 @@ static void tile_loop_open(const line_request *r, int full, kiln_strbuf *b) {
  * is taken about when this one ends, and its loads then hit L2 rather
  * than memory, so the tiles waiting in their look-back do not leave the
  * memory idle. */
-static void prefetch_source(const line_request *r, kiln_strbuf *b) {
+static void prefetch_source(const line_request *r, const char *first, kiln_strbuf *b) {
   if (r->mode != MODE_LOOKBACK || !r->unit || r->prefetch <= 0) return;
   int size = (int)kiln_dtype_size(r->in), tile = KILN_SCAN_LANES * r->items;
   kiln_strbuf_appendf(b,
                       "#if defined(KILN_PREFETCH_L2)\n"
                       "  {\n"
-                      "    int64_t f0 = k0 + (int64_t)%d * %d;\n"
+                      "    int64_t f0 = %s + (int64_t)%d * %d;\n"
                       "    for (int c = lid * 128; c < %d; c += %d)\n"
                       "      if (f0 + c / %d < n)\n"
                       "        kiln_prefetch_l2((KILN_GLOBAL const char *)(p + op + f0) + c);\n"
                       "  }\n"
                       "#endif\n",
-                      r->prefetch, tile, tile * size, 128 * KILN_SCAN_LANES, size);
+                      first, r->prefetch, tile, tile * size, 128 * KILN_SCAN_LANES, size);
 }
 
 /* The apply step of one lane: element i is (base op run_i), base being
@@ -546,12 +535,6 @@ static void apply_lane(const line_request *r, const line_parts *x, const char *g
   else /* the position where selected, else -1 */
     kiln_strbuf_appendf(b, "        buf[l * %d + i] = v != 0 ? y : (%s)-1;\n", r->items + 1, x->acc);
   kiln_strbuf_append(b, "      }\n");
-}
-
-/* With r->next == 2, the next tile's id taken once this one's prefix is
- * out (line_source's loop). */
-static void take_next_source(const line_request *r, kiln_strbuf *b) {
-  if (r->next == 2) kiln_strbuf_append(b, "  if (lid == 0) next = kiln_atomic_add_u32(st + ost, 1u);\n");
 }
 
 /* Kogge-Stone over the lane totals nl (ping-pong halves of lanes[]): the
@@ -627,7 +610,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                         "    buf[jb] = %s;\n"
                         "  }\n",
                         x->load);
-    prefetch_source(r, b);
+    if (!r->guess) prefetch_source(r, "k0", b);
     kiln_strbuf_append(b, "  kiln_barrier();\n");
     snprintf(get, sizeof get, "buf[l * %d + i]", r->items + 1);
   }
@@ -653,17 +636,14 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
     /* the aggregate published before the lane scan, the look-back next */
     early_total_source(acc, b);
     lookback_source(r, acc, "early", b);
-    take_next_source(r, b);
     lane_scan_source(acc, b);
     kiln_strbuf_append(b, "  (void)total;\n#else\n");
     lane_scan_source(acc, b);
     lookback_source(r, acc, "total", b);
-    take_next_source(r, b);
     kiln_strbuf_append(b, "#endif\n");
   } else if (r->mode == MODE_LOOKBACK) {
     lane_scan_source(acc, b);
     lookback_source(r, acc, "total", b);
-    take_next_source(r, b);
   } else {
     lane_scan_source(acc, b);
     kiln_strbuf_append(b,
@@ -783,6 +763,11 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                                                          : "  pr = 1; qr = 1;\n");
   kiln_strbuf_append(b, "  (void)q; (void)oq; (void)qr; (void)st; (void)ost; (void)va; (void)ova;\n"
                         "  (void)vi; (void)ovi;\n");
+  if (r->mode == MODE_LOOKBACK && r->guess) {
+    char first[64];
+    snprintf(first, sizeof first, "(int64_t)kiln_group_id(0) * %d", KILN_SCAN_LANES * r->items);
+    prefetch_source(r, first, b);
+  }
   if (r->mode == MODE_LOOKBACK && !r->group_order)
     kiln_strbuf_append(b,
                        "  if (lid == 0) cursor[3] = (int64_t)kiln_atomic_add_u32(st + ost, 1u);\n"
@@ -790,15 +775,6 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                        "  int64_t t = cursor[3];\n");
   else
     kiln_strbuf_append(b, "  int64_t t = kiln_group_id(0);\n");
-  if (r->mode == MODE_LOOKBACK && r->next) {
-    /* the work-group goes on to the tile it takes while on this one */
-    kiln_strbuf_appendf(b,
-                        "  for (;;) {\n"
-                        "  if (t * %d >= n) break;\n"
-                        "  uint32_t next = 0u;\n",
-                        KILN_SCAN_LANES * r->items);
-    if (r->next == 1) kiln_strbuf_append(b, "  if (lid == 0) next = kiln_atomic_add_u32(st + ost, 1u);\n");
-  }
   kiln_strbuf_appendf(b,
                       "  int64_t k0 = t * %d;\n"
                       "  int len = n - k0 < %d ? (int)(n - k0) : %d;\n"
@@ -817,12 +793,6 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
   } else {
     tile_body(r, &x, 0, b);
   }
-  if (r->mode == MODE_LOOKBACK && r->next)
-    kiln_strbuf_append(b,
-                       "  if (lid == 0) cursor[3] = (int64_t)next;\n"
-                       "  kiln_barrier();\n"
-                       "  t = cursor[3];\n"
-                       "  }\n");
   kiln_strbuf_append(b, "}\n");
 }
 
@@ -860,8 +830,7 @@ kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_
    * strides), the others in the general form: both forms get compiled */
   int gpu_form = pass == KILN_SCAN_LINE_LOOKBACK;
   line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form,
-                    .warp = gpu_form, .prefetch = gpu_form ? PREFETCH_AHEAD : 0, .early = gpu_form,
-                    .pause = gpu_form ? 100 : 0, .next = gpu_form};
+                    .warp = gpu_form, .prefetch = gpu_form ? PREFETCH_AHEAD : 0, .early = gpu_form};
   request_types(job, &r);
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
@@ -872,10 +841,10 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
                       r->mode, (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim,
-                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early, r->pause,
-                      r->group_order, r->next);
+                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early,
+                      r->group_order, r->guess);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -1071,12 +1040,10 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   r.prefetch = ahead ? atoi(ahead) : PREFETCH_AHEAD;
   const char *early = getenv("KILN_SCAN_EXPERIMENT_EARLY"); /* bench A/B only */
   r.early = early ? atoi(early) : 0;
-  const char *pause = getenv("KILN_SCAN_EXPERIMENT_PAUSE"); /* bench A/B only */
-  r.pause = pause ? atoi(pause) : 0;
   const char *order = getenv("KILN_SCAN_EXPERIMENT_GROUP_ORDER"); /* bench A/B only */
   r.group_order = order ? atoi(order) : 0;
-  const char *next = getenv("KILN_SCAN_EXPERIMENT_NEXT"); /* bench A/B only */
-  r.next = next ? atoi(next) : 0;
+  const char *guess = getenv("KILN_SCAN_EXPERIMENT_GUESS"); /* bench A/B only */
+  r.guess = guess ? atoi(guess) : 0;
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;
