@@ -115,6 +115,10 @@ KILN_DEVICE void kiln_flag_store(volatile uint32_t *p, uint32_t v) { *p = v; }
 /* a 64-bit status word (a look-back's flag and value in one): the same */
 KILN_DEVICE uint64_t kiln_word_load64(volatile uint64_t *p) { return *p; }
 KILN_DEVICE void kiln_word_store64(volatile uint64_t *p, uint64_t v) { *p = v; }
+/* a hint that the 128-byte line at p is read soon: fetched into L2 with no
+ * register waiting for it (the scan's tiles ahead of the running ones) */
+#define KILN_PREFETCH_L2 1
+KILN_DEVICE void kiln_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 /* a product the compiler never fuses into a multiply-add (complex
  * multiplication: NumPy's infinities and NaNs) */

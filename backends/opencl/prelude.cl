@@ -166,6 +166,11 @@ KILN_DEVICE uint64_t kiln_word_load64_ptx(volatile __global uint64_t *p) {
 KILN_DEVICE void kiln_word_store64_ptx(volatile __global uint64_t *p, uint64_t v) {
   asm volatile("st.volatile.global.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
 }
+/* the 128-byte line at p fetched into L2 ahead of its reads (as CUDA's) */
+#define KILN_PREFETCH_L2 1
+KILN_DEVICE void kiln_prefetch_l2(const __global void *p) {
+  asm volatile("prefetch.global.L2 [%0];" : : "l"((ulong)p));
+}
 #endif
 
 /* a product not fused into a multiply-add when it is its own expression:
