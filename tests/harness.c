@@ -164,7 +164,7 @@ int harness_sample_takes(const harness_sample *sample, unsigned long i) {
   return (i + sample->offset) % sample->every == 0;
 }
 
-int harness_case_sampled(unsigned long i) {
+static const harness_sample *case_sample(void) {
   static harness_sample sample;
   static int read;
   if (!read) {
@@ -174,7 +174,14 @@ int harness_case_sampled(unsigned long i) {
       printf("KILN_TEST_SAMPLE=%lu:%lu: a sample of the rarely-varying cases\n", sample.every,
              sample.offset);
   }
-  return harness_sample_takes(&sample, i);
+  return &sample;
+}
+
+int harness_case_sampled(unsigned long i) { return harness_sample_takes(case_sample(), i); }
+
+int harness_case_variant(unsigned long i, unsigned long v, unsigned long m) {
+  const harness_sample *sample = case_sample();
+  return sample->every == 1 || (i + sample->offset) % m == v;
 }
 
 char *harness_load_kernel(const char *file) {
