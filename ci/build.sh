@@ -21,9 +21,18 @@ done
 type=Release
 compiler=${CC:-cc}
 if [ "$sanitize" = ON ]; then type=Debug; compiler=${CC:-clang}; fi
+# the sanitized build's tests load the kernels the Release build's tests
+# compiled ($root/build/kiln-test-cache: the same cache keys; the fault
+# sweeps keep their own, tests/CMakeLists.txt); KILN_TEST_CACHE_DIR
+# overrides, for both builds
+test_cache=${KILN_TEST_CACHE_DIR:-}
+if [ -z "$test_cache" ]; then
+  if [ "$sanitize" = ON ]; then test_cache="$root/build/kiln-test-cache"; else test_cache="$build/kiln-test-cache"; fi
+fi
+mkdir -p "$test_cache"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=$type -DKILN_WERROR=ON \
       -DCMAKE_C_COMPILER="$compiler" -DKILN_SANITIZE=$sanitize \
-      -DKILN_FAULT_INJECTION=$sanitize >/dev/null
+      -DKILN_FAULT_INJECTION=$sanitize -DKILN_TEST_CACHE_DIR="$test_cache" >/dev/null
 # (grep filters the progress lines; the build's own status decides: a test
 # program that does not compile must fail here, not show up as "Not Run")
 set +e

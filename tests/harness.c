@@ -164,6 +164,26 @@ int harness_sample_takes(const harness_sample *sample, unsigned long i) {
   return (i + sample->offset) % sample->every == 0;
 }
 
+static const harness_sample *case_sample(void) {
+  static harness_sample sample;
+  static int read;
+  if (!read) {
+    read = 1;
+    if (!harness_sample_from_env("KILN_TEST_SAMPLE", &sample)) sample.every = 1;
+    if (sample.every > 1)
+      printf("KILN_TEST_SAMPLE=%lu:%lu: a sample of the rarely-varying cases\n", sample.every,
+             sample.offset);
+  }
+  return &sample;
+}
+
+int harness_case_sampled(unsigned long i) { return harness_sample_takes(case_sample(), i); }
+
+int harness_case_variant(unsigned long i, unsigned long v, unsigned long m) {
+  const harness_sample *sample = case_sample();
+  return sample->every == 1 || (i + sample->offset) % m == v;
+}
+
 char *harness_load_kernel(const char *file) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", KILN_TEST_KERNEL_DIR, file);

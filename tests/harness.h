@@ -73,6 +73,18 @@ typedef struct harness_sample {
 int harness_sample_from_env(const char *variable, harness_sample *sample);
 /* Nonzero when case i is in the sample. */
 int harness_sample_takes(const harness_sample *sample, unsigned long i);
+/* The sample of a test's rarely-varying cases (more dtype/op combinations
+ * of a code path that one of them already covers: each one a kernel to
+ * compile on PoCL) from KILN_TEST_SAMPLE=k[:offset] (.ci/run: k = 3, the
+ * commit's offset, so consecutive commits check different thirds and all
+ * of them over three commits); nonzero when case i runs. Unset (developers,
+ * GPU runs): every case. A test keeps its always-run cases out of it. */
+int harness_case_sampled(unsigned long i);
+/* Whether variant v of m (the same check over all axes, the rows or the
+ * columns, say; v < m) of case i runs: all of them when KILN_TEST_SAMPLE
+ * is unset, else exactly one per case, (i + offset) % m, so that
+ * consecutive cases and commits take turns. */
+int harness_case_variant(unsigned long i, unsigned long v, unsigned long m);
 
 /* Reads element i of a host buffer of `dtype` as double. */
 double harness_get(const void *data, kiln_dtype dtype, int64_t i); /* complex: the real part */

@@ -9,9 +9,9 @@
  * hand KILN_CHECK_ONLY=text: only the sources whose name contains text
  * (for instance "gemm" while working on it); KILN_CHECK_FIRST_TARGET=1
  * (CI's setting, .ci/run): only the list's first target;
- * KILN_CHECK_SAMPLE=k[:offset] (CI's setting: k=3, the offset drawn from
+ * KILN_CHECK_SAMPLE=k[:offset] (CI's setting: k=6, the offset drawn from
  * the commit as numpy_diff's seed, so that consecutive commits cover
- * different thirds): only the sources whose catalog index i has
+ * different sixths): only the sources whose catalog index i has
  * (i + offset) % k == 0; the GPU runs and developers leave it unset and
  * compile every source; KILN_CHECK_DUMP=dir: also writes each composed
  * source to dir/<name>.cu (to read the PTX with nvcc -ptx and ptxas -v).
