@@ -109,14 +109,16 @@ kiln_sort_onesweep_shape kiln_sort_onesweep(int key_bytes, int val_bytes) {
    * counts' ranking being lighter), look-back words read at once (4: 2-3%
    * faster than 8 for keys alone and than 1 for argsort) and the next tile
    * taken early (it helps keys alone; argsort waits less without it). The 12- and
-   * 16-byte widths keep the shapes measured before (2 groups, one word,
-   * no prefetch). */
+   * 16-byte widths (8-byte keys with 4- or 8-byte values) take 3 groups
+   * and 4 words too (ptxas: 80 and 72 registers, no spills; H200,
+   * sort_bench 1e8 5, one call, 2026-11-27). */
   int bytes = key_bytes + val_bytes;
-  kiln_sort_onesweep_shape shape = {8, 2, 1, 0};
+  kiln_sort_onesweep_shape shape;
   if (bytes <= 4) shape = (kiln_sort_onesweep_shape){24, 3, 4, 1}; /* uint32 2.194 ms (16 x 4: 2.654) */
   else if (val_bytes == 0) shape = (kiln_sort_onesweep_shape){16, 3, 4, 1}; /* int64 6.383 (12 x 4: 7.625) */
   else if (bytes <= 8) shape = (kiln_sort_onesweep_shape){16, 3, 4, 0}; /* argsort 4.173 (prefetch: 4.580) */
-  else if (bytes <= 12) shape = (kiln_sort_onesweep_shape){12, 2, 1, 0};
+  else if (bytes <= 12) shape = (kiln_sort_onesweep_shape){12, 3, 4, 0}; /* argsort float64 10.083 (12 x 2, LB 1: 11.996) */
+  else shape = (kiln_sort_onesweep_shape){8, 3, 4, 0}; /* uint64 pairs 13.899 (8 x 2, LB 1: 16.520) */
   return shape;
 }
 
