@@ -242,8 +242,7 @@ static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, const kiln
    * work-groups (sort_onesweep zeroes the others), and the digit bases
    * made by its last work-group: no launches of their own */
   int64_t clear_words = st->status ? st->status_words : 0;
-  int32_t with_bases = 1;
-  kiln_backend_arg hist_args[12] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
+  kiln_backend_arg hist_args[11] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
                                     kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&begin, 4),
                                     kiln_sort_arg_scalar(&npasses, 4),
                                     kiln_sort_arg_scalar(&transform[0], 8),
@@ -251,9 +250,8 @@ static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, const kiln
                                     kiln_sort_arg_scalar(&ranges, 8),
                                     kiln_sort_arg_array(st->status ? st->status : st->hist),
                                     kiln_sort_arg_scalar(&clear_words, 8),
-                                    kiln_sort_arg_array(st->bases),
-                                    kiln_sort_arg_scalar(&with_bases, 4)};
-  return kiln_sort_launch_groups(ctx, stream, histogram, T, ranges, 12, hist_args);
+                                    kiln_sort_arg_array(st->bases)};
+  return kiln_sort_launch_groups(ctx, stream, histogram, T, ranges, 11, hist_args);
 }
 
 /* The reduce-then-scan pass `pass` from k/v into k2/v2: every device. */
