@@ -7,11 +7,20 @@
  *   sort specials    kiln_sort of n float32 of which 1 in 64 is a NaN or -0.0
  *                    (their own last step: docs/sorting.md)
  *   argsort float32  kiln_argsort of n float32
+ *   argsort float64  kiln_argsort of n float64 (8-byte keys, 4-byte indices:
+ *                    the passes' 12-byte width)
  *   sort small       kiln_sort of n / 100 uint32 (1e6 by default)
  *   rows             kiln_sort along axis 1 of (n / 1e4, 1000) float32 (1e4 x 1e3)
  *   unique int32     kiln_unique of n int32 with n / 100 distinct values
+ *   pairs            the radix passes (kiln_sort_pairs_device, internal) on
+ *                    n uint64 keys with uint64 values, after copying both
+ *                    from the input (the copy's time included): the
+ *                    passes' 16-byte width
  * Each: device time between two events around one call, median of
- * `repeats` after warm-up (unique waits for its count: wall time). The
+ * `repeats` after warm-up (unique waits for its count: wall time), and
+ * "host ms": the host's time from the call to its return on an idle
+ * device (median of as many; where it nears the device time, the device
+ * waits for the host's launches). The
  * 1-D sorts' results are then checked on the host (ordered as NumPy
  * orders them, NaNs last, and the same elements as the input: sums and
  * XORs of the bits): "ok" or "WRONG" after the figures. Usage:
@@ -26,12 +35,13 @@
 #include "bench.h"
 #include "core/sort/sort_internal.h"
 
-typedef enum { COPY, SORT, ARGSORT, ROWS, UNIQUE } op_kind;
+typedef enum { COPY, SORT, ARGSORT, ROWS, UNIQUE, PAIRS } op_kind;
 
 typedef struct job {
   kiln_context *ctx;
   op_kind op;
   kiln_array *in, *out;
+  kiln_array *values_in, *values_out; /* PAIRS */
 } job;
 
 static void run(void *data) {
@@ -51,6 +61,11 @@ static void run(void *data) {
     case ROWS:
       BENCH_CHECK(kiln_sort(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out), &rows,
                             NULL));
+      break;
+    case PAIRS: /* the radix passes on keys and values (internal): from fresh copies */
+      BENCH_CHECK(kiln_array_copy_into(j->out, j->in));
+      BENCH_CHECK(kiln_array_copy_into(j->values_out, j->values_in));
+      BENCH_CHECK(kiln_sort_pairs_device(j->ctx, NULL, j->out, j->values_out, 0, 0, 64));
       break;
     case UNIQUE:
       BENCH_CHECK(kiln_unique(j->ctx, kiln_operand_array(j->in), kiln_operand_array(j->out),
@@ -98,6 +113,26 @@ static kiln_array *random_array(kiln_context *ctx, kiln_dtype dtype, int ndim,
   BENCH_CHECK(kiln_array_from_host(ctx, dtype, ndim, shape, NULL, host, &a));
   *keep = host;
   return a;
+}
+
+/* The median host time (ms) of `repeats` calls of call(data), each from
+ * the call to its return on an idle device (what the calls cost the
+ * host: argument checks, allocations, enqueues), the device drained after
+ * each. */
+static double host_call_median_ms(kiln_context *ctx, int repeats, void (*call)(void *data),
+                                  void *data) {
+  double *ms = malloc(sizeof *ms * (size_t)repeats);
+  if (!ms) exit(1);
+  for (int r = 0; r < repeats; r++) {
+    BENCH_CHECK(kiln_context_synchronize(ctx));
+    double t0 = bench_now_ms();
+    call(data);
+    ms[r] = bench_now_ms() - t0;
+  }
+  BENCH_CHECK(kiln_context_synchronize(ctx));
+  double median = bench_median(ms, repeats);
+  free(ms);
+  return median;
 }
 
 /* element i of a sort's input or output as a number in NumPy's order */
@@ -183,16 +218,18 @@ int main(int argc, char **argv) {
              {SORT, "sort int64", KILN_INT64, 0, 6.93},
              {SORT, "sort float64", KILN_FLOAT64, 0, 7.09},
              {ARGSORT, "argsort float32", KILN_FLOAT32, 0, 5.29},
+             {ARGSORT, "argsort float64", KILN_FLOAT64, 0, 0},
              {SORT, "sort uint32 (n/100)", KILN_UINT32, 1, 0.126},
              {ROWS, "sort rows float32 axis=1", KILN_FLOAT32, 2, 3.62},
-             {UNIQUE, "unique int32 (n/100 distinct)", KILN_INT32, 0, 4.93}};
+             {UNIQUE, "unique int32 (n/100 distinct)", KILN_INT32, 0, 4.93},
+             {PAIRS, "pairs uint64 + uint64 (+copy)", KILN_UINT64, 0, 0}};
   int at_issue_size = n == 100000000;
   const char *only = argc > 3 ? argv[3] : NULL;
-  printf("%-30s %10s %12s %14s\n", "operation", "kiln ms", "Mkeys/s",
+  printf("%-30s %10s %12s %10s %14s\n", "operation", "kiln ms", "Mkeys/s", "host ms",
          at_issue_size ? "CuPy H100 ms" : "");
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     if (i > 0 && only && !bench_name_matches(ops[i].name, only)) continue;
-    job j = {ctx, ops[i].op, NULL, NULL};
+    job j = {ctx, ops[i].op, NULL, NULL, NULL, NULL};
     int64_t count = ops[i].size == 1 ? small : ops[i].size == 2 ? rows_n : n;
     int ndim = ops[i].size == 2 ? 2 : 1;
     const int64_t *shape = ops[i].size == 2 ? rows_shape : &count;
@@ -201,15 +238,24 @@ int main(int argc, char **argv) {
                         ops[i].size == 3, &host);
     BENCH_CHECK(kiln_array_empty(ctx, ops[i].op == ARGSORT ? KILN_INT64 : ops[i].dtype, ndim,
                                  shape, &j.out));
+    unsigned char *values_host = NULL;
+    if (ops[i].op == PAIRS) {
+      j.values_in = random_array(ctx, KILN_UINT64, 1, &count, 0, 0, &values_host);
+      BENCH_CHECK(kiln_array_empty(ctx, KILN_UINT64, 1, &count, &j.values_out));
+    }
     double ms = bench_device_median_ms(start, stop, repeats, run, &j);
-    printf("%-30s %10.3f %12.1f", ops[i].name, ms, (double)count / (ms * 1e3));
+    double host_ms = host_call_median_ms(ctx, repeats, run, &j);
+    printf("%-30s %10.3f %12.1f %10.3f", ops[i].name, ms, (double)count / (ms * 1e3), host_ms);
     if (at_issue_size && ops[i].cupy_ms > 0)
       printf(" %14.3f  (kiln/CuPy %.2f)", ops[i].cupy_ms, ms / ops[i].cupy_ms);
     if (ops[i].op == SORT) printf("  %s", check_sorted(ops[i].dtype, host, j.out, count));
     printf("\n");
     free(host);
+    free(values_host);
     kiln_array_release(j.in);
     kiln_array_release(j.out);
+    kiln_array_release(j.values_in);
+    kiln_array_release(j.values_out);
   }
   kiln_event_release(start);
   kiln_event_release(stop);

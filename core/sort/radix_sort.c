@@ -109,14 +109,16 @@ kiln_sort_onesweep_shape kiln_sort_onesweep(int key_bytes, int val_bytes) {
    * counts' ranking being lighter), look-back words read at once (4: 2-3%
    * faster than 8 for keys alone and than 1 for argsort) and the next tile
    * taken early (it helps keys alone; argsort waits less without it). The 12- and
-   * 16-byte widths keep the shapes measured before (2 groups, one word,
-   * no prefetch). */
+   * 16-byte widths (8-byte keys with 4- or 8-byte values) take 3 groups
+   * and 4 words too (ptxas: 80 and 72 registers, no spills; H200,
+   * sort_bench 1e8 5, one call, 2026-11-27). */
   int bytes = key_bytes + val_bytes;
-  kiln_sort_onesweep_shape shape = {8, 2, 1, 0};
+  kiln_sort_onesweep_shape shape;
   if (bytes <= 4) shape = (kiln_sort_onesweep_shape){24, 3, 4, 1}; /* uint32 2.194 ms (16 x 4: 2.654) */
   else if (val_bytes == 0) shape = (kiln_sort_onesweep_shape){16, 3, 4, 1}; /* int64 6.383 (12 x 4: 7.625) */
   else if (bytes <= 8) shape = (kiln_sort_onesweep_shape){16, 3, 4, 0}; /* argsort 4.173 (prefetch: 4.580) */
-  else if (bytes <= 12) shape = (kiln_sort_onesweep_shape){12, 2, 1, 0};
+  else if (bytes <= 12) shape = (kiln_sort_onesweep_shape){12, 3, 4, 0}; /* argsort float64 10.083 (12 x 2, LB 1: 11.996) */
+  else shape = (kiln_sort_onesweep_shape){8, 3, 4, 0}; /* uint64 pairs 13.899 (8 x 2, LB 1: 16.520) */
   return shape;
 }
 
@@ -203,6 +205,7 @@ static kiln_status sort_rows(kiln_context *ctx, kiln_stream *stream, kiln_array 
 
 typedef struct pass_state {
   kiln_array *keys_alt, *values_alt, *hist, *bases, *counts, *status;
+  int64_t status_words; /* words of each of status's two regions (sort_onesweep) */
 } pass_state;
 
 #define MAX_PASSES 8
@@ -222,30 +225,33 @@ static kiln_status sort_bases(kiln_context *ctx, kiln_stream *stream, const kiln
                               const uint64_t *transform, pass_state *st) {
   int64_t n = keys->size, ntiles = (n + T - 1) / T;
   int kb = bytes_of(keys);
-  kiln_program *histogram = NULL, *bases = NULL;
+  kiln_program *histogram = NULL;
   KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_histogram_all", kb, vb, off_bytes, T, &histogram));
-  KILN_RETURN_IF_ERROR(kiln_sort_program(ctx, "sort_digit_bases", kb, vb, off_bytes, T, &bases));
   /* (and after the counts the floats' words: the parts that saw a NaN or
-   * -0.0, then 3 counts per part; radix_sort.kl's SORT_SPECIALS_AT) */
+   * -0.0, then 3 counts per part, radix_sort.kl's SORT_SPECIALS_AT; then
+   * the counter that finds the histogram's last work-group) */
   int64_t ranges = streaming_groups(ctx, ntiles);
   KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32,
-                                2 * SORT_RADIX * npasses + 1 + 3 * ranges, &st->hist));
+                                2 * SORT_RADIX * npasses + 1 + 3 * ranges + 1, &st->hist));
   KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
                                 (SORT_RADIX + 1) * MAX_PASSES, &st->bases));
   static const uint32_t zero = 0;
   KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->hist, &zero, stream));
   int32_t begin = begin_bit;
-  kiln_backend_arg hist_args[8] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
-                                   kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&begin, 4),
-                                   kiln_sort_arg_scalar(&npasses, 4),
-                                   kiln_sort_arg_scalar(&transform[0], 8),
-                                   kiln_sort_arg_scalar(&transform[1], 8),
-                                   kiln_sort_arg_scalar(&ranges, 8)};
-  KILN_RETURN_IF_ERROR(kiln_sort_launch_groups(ctx, stream, histogram, T, ranges, 8, hist_args));
-  kiln_backend_arg bases_args[4] = {kiln_sort_arg_array(st->hist), kiln_sort_arg_array(st->bases),
-                                    kiln_sort_arg_scalar(&n, 8),
-                                    kiln_sort_arg_scalar(&npasses, 4)};
-  return kiln_sort_launch_groups(ctx, stream, bases, T, 1, 4, bases_args);
+  /* the look-back passes' first status region, zeroed by the histogram's
+   * work-groups (sort_onesweep zeroes the others), and the digit bases
+   * made by its last work-group: no launches of their own */
+  int64_t clear_words = st->status ? st->status_words : 0;
+  kiln_backend_arg hist_args[11] = {kiln_sort_arg_array(keys), kiln_sort_arg_array(st->hist),
+                                    kiln_sort_arg_scalar(&n, 8), kiln_sort_arg_scalar(&begin, 4),
+                                    kiln_sort_arg_scalar(&npasses, 4),
+                                    kiln_sort_arg_scalar(&transform[0], 8),
+                                    kiln_sort_arg_scalar(&transform[1], 8),
+                                    kiln_sort_arg_scalar(&ranges, 8),
+                                    kiln_sort_arg_array(st->status ? st->status : st->hist),
+                                    kiln_sort_arg_scalar(&clear_words, 8),
+                                    kiln_sort_arg_array(st->bases)};
+  return kiln_sort_launch_groups(ctx, stream, histogram, T, ranges, 11, hist_args);
 }
 
 /* The reduce-then-scan pass `pass` from k/v into k2/v2: every device. */
@@ -285,22 +291,22 @@ static int64_t onesweep_tile(const kiln_array *keys, const kiln_array *values) {
   return (int64_t)kiln_sort_group_size(T) * kiln_sort_onesweep(bytes_of(keys), bytes_of(values)).items;
 }
 
-/* The look-back pass: one kernel, after zeroing the tile statuses. */
+/* The look-back pass: one kernel, on tile statuses that the histogram
+ * (pass 0) or the pass before zeroed. */
 static kiln_status pass_lookback(kiln_context *ctx, kiln_stream *stream, kiln_program *program,
                                  const kiln_array *k, kiln_array *v, kiln_array *k2,
                                  kiln_array *v2, int32_t shift, int32_t pass, int32_t iota,
                                  const uint64_t *xor, const uint64_t *fmask, pass_state *st) {
   int64_t n = k->size, tile = onesweep_tile(k, v), ntiles = (n + tile - 1) / tile;
-  static const uint32_t zero = 0;
-  KILN_RETURN_IF_ERROR(kiln_ew_fill_on(st->status, &zero, stream));
-  kiln_backend_arg args[14] = {
+  kiln_backend_arg args[15] = {
       kiln_sort_arg_array(k),         arg_or(v, k),                   kiln_sort_arg_array(k2),
       arg_or(v2, k2),                 kiln_sort_arg_array(st->bases), kiln_sort_arg_array(st->status),
       kiln_sort_arg_scalar(&n, 8),    kiln_sort_arg_scalar(&ntiles, 8),
       kiln_sort_arg_scalar(&shift, 4), kiln_sort_arg_scalar(&pass, 4),
       kiln_sort_arg_scalar(&iota, 4), kiln_sort_arg_scalar(&xor[0], 8),
-      kiln_sort_arg_scalar(&xor[1], 8), kiln_sort_arg_scalar(fmask, 8)};
-  return kiln_sort_launch_groups(ctx, stream, program, T, ntiles, 14, args);
+      kiln_sort_arg_scalar(&xor[1], 8), kiln_sort_arg_scalar(fmask, 8),
+      kiln_sort_arg_scalar(&st->status_words, 8)};
+  return kiln_sort_launch_groups(ctx, stream, program, T, ntiles, 15, args);
 }
 
 /* The passes from src (through the kernels' sort_key_in with transform
@@ -337,10 +343,10 @@ static kiln_status sort_passes(kiln_context *ctx, kiln_stream *stream, const kil
   if (ngroups < 1) ngroups = 1;
   int64_t tiles_per = (ntiles + ngroups - 1) / ngroups;
   ngroups = (ntiles + tiles_per - 1) / tiles_per;
-  if (lookback) {
+  if (lookback) { /* two regions: sort_onesweep */
     int64_t tile = onesweep_tile(keys, values);
-    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32,
-                                  16 + SORT_RADIX * ((n + tile - 1) / tile), &st->status));
+    st->status_words = 16 + SORT_RADIX * ((n + tile - 1) / tile);
+    KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, KILN_UINT32, 2 * st->status_words, &st->status));
   }
   else
     KILN_RETURN_IF_ERROR(alloc_1d(ctx, stream, off_bytes == 8 ? KILN_UINT64 : KILN_UINT32,
@@ -424,7 +430,7 @@ kiln_status kiln_sort_pairs_device(kiln_context *ctx, kiln_stream *stream, kiln_
     return sort_rows(ctx, stream, keys, values, iota, begin_bit, end_bit, keys->size);
   if (begin_bit == end_bit) /* nothing to order by: at most the iota to write */
     return iota ? sort_rows(ctx, stream, keys, values, 1, 0, 0, KILN_SORT_TILE) : KILN_OK;
-  pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL};
+  pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
   static const uint64_t none[2] = {0, 0};
   kiln_status status =
       sort_passes(ctx, stream, keys, keys, values, iota, begin_bit, end_bit, none, 0, &st);
@@ -445,7 +451,7 @@ kiln_status kiln_sort_keys_device(kiln_context *ctx, kiln_stream *stream, const 
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "sort: keys need C-contiguous 32- or 64-bit arrays of one size (more "
                           "than %d) and all their bits", KILN_SORT_TILE);
-  pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL};
+  pass_state st = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
   uint64_t transform[2] = {xor_mask, fmask};
   kiln_array *copy = NULL;
   kiln_status status = KILN_OK;
