@@ -5,7 +5,9 @@
  *   searchsorted  n/10 float32 queries in n sorted float32
  *   histogram     n float32 into 256 equal-width bins over a given range
  *   bincount      n int32 values into 1e6 bins (n/100 on small n)
- *   take          n float32 at n random int64 indices
+ *   take          n float32 at n random int64 indices (mode wrap, which
+ *                 checks nothing, as CuPy's take; the last row: raise,
+ *                 NumPy's default, every index checked)
  *   put (scatter) n float32 to a random permutation of n int64 indices
  *   put with repeats: n float32 to the n random indices of take (NumPy's
  *                 last value wins: core/sort/take.c's claim)
@@ -80,6 +82,10 @@ static double timed(problem *p, int which) {
         kiln_ufunc_release(greater);
         break;
       }
+      case 8: /* NumPy's default mode: every index checked (take.c fuses the check) */
+        BENCH_CHECK(kiln_take(p->ctx, kiln_operand_array(p->data), kiln_operand_array(p->indices),
+                              KILN_AXIS_FLAT, KILN_INDEX_RAISE, kiln_operand_new(&made), NULL));
+        break;
       default: break;
     }
     BENCH_CHECK(kiln_context_synchronize(p->ctx));
@@ -170,7 +176,8 @@ int main(int argc, char **argv) {
   } rows[] = {{"copy n float32", 0, 0},          {"searchsorted n/10 in n", 2.45, 2.45},
               {"histogram 256 bins", 1.28, 1.28}, {"bincount n", 11.47, 11.47 / 2},
               {"take n random", 3.55, 3.55},     {"put n, permutation", 7.60, 7.60},
-              {"put n, with repeats", 0, 0}, {"a[a > 0]", 1.87, 1.87}};
+              {"put n, with repeats", 0, 0}, {"a[a > 0]", 1.87, 1.87},
+              {"take n random, raise", 0, 0}};
   const char *only = argc > 2 ? argv[2] : NULL;
   int at_issue_size = n == 100000000;
   printf("%-22s  %10s %8s %14s %10s %10s\n", "operation", "kiln ms", "x copy",
@@ -178,7 +185,7 @@ int main(int argc, char **argv) {
          at_issue_size ? "kiln/goal" : "");
   double copy = 0;
   int perm_ran = 0;
-  for (int w = 0; w < 8; w++) {
+  for (int w = 0; w < 9; w++) {
     if (w > 0 && only && !bench_name_matches(rows[w].name, only)) continue;
     double ms = timed(&p, w);
     if (w == 0) copy = ms;

@@ -184,6 +184,114 @@ static void test_take_bad_input(kiln_context *ctx) {
                KILN_ERROR_INVALID_ARGUMENT);
 }
 
+/* Mode RAISE's check in each form of $KILN_TAKE_CHECK (take.c: fused into
+ * the gather unless the output is a given device array written in place):
+ * flat and along an axis, take_along_axis; new results, host memory and a
+ * given device array, on a stream and without; good indices equal the
+ * host reference, one bad index (first or last, above or below) is
+ * OUT_OF_RANGE naming it with every output left alone (no new result). */
+static void test_take_checks(kiln_context *ctx) {
+  static const char *const forms[] = {"auto", "fused", "separate"};
+  enum { N = 4099, M = 3001, ROWS = 3 };
+  int64_t n = N, m = M, shape2[2] = {ROWS, N}, ishape2[2] = {ROWS, M};
+  float *a = random_data(KILN_FLOAT32, ROWS * N), *got = malloc(ROWS * M * sizeof *got);
+  float *want = malloc(ROWS * M * sizeof *want), *want2 = malloc(ROWS * M * sizeof *want2);
+  int64_t *idx = random_indices(ROWS * M, N, KILN_INDEX_RAISE);
+  for (int64_t k = 0; k < M; k++) want[k] = a[resolve(idx[k], N, KILN_INDEX_RAISE)];
+  for (int64_t r = 0; r < ROWS; r++)
+    for (int64_t k = 0; k < M; k++)
+      want2[r * M + k] = a[r * N + resolve(idx[r * M + k], N, KILN_INDEX_RAISE)];
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  kiln_array *dev_a = NULL, *dev_out = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape2, NULL, a, &dev_a));
+  for (int f = 0; f < 3; f++) {
+    setenv("KILN_TAKE_CHECK", forms[f], 1);
+    for (int bad = 0; bad < 3; bad++) { /* none, the first, the last */
+      int64_t at = bad == 1 ? 0 : M - 1, keep = idx[at], wrong = bad == 1 ? N + 5 : -N - 1;
+      if (bad) idx[at] = wrong;
+      char text[64];
+      snprintf(text, sizeof text, "index %lld is out of bounds", (long long)wrong);
+      kiln_stream *s = (f + bad) % 2 ? stream : NULL;
+      kiln_operand ids = kiln_operand_host(idx, KILN_INT64, 1, &m, NULL);
+      for (int o = 0; o < 3; o++) { /* new, host memory, a given device array */
+        kiln_array *made = NULL;
+        for (int64_t k = 0; k < M; k++) got[k] = -1000;
+        if (o == 2) { /* sentinels in the given array */
+          kiln_array_release(dev_out);
+          dev_out = NULL;
+          REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &m, NULL, got, &dev_out));
+        }
+        kiln_operand out = o == 0   ? kiln_operand_new(&made)
+                           : o == 1 ? kiln_operand_host_output(got, KILN_FLOAT32, 1, &m, NULL)
+                                    : kiln_operand_array(dev_out);
+        kiln_status st = kiln_take(ctx, kiln_operand_host(a, KILN_FLOAT32, 1, &n, NULL), ids,
+                                   KILN_AXIS_FLAT, KILN_INDEX_RAISE, out, s);
+        if (s) CHECK_OK(kiln_stream_synchronize(ctx, s));
+        if (made) CHECK_OK(kiln_array_to_host(made, got, NULL));
+        if (o == 2) CHECK_OK(kiln_array_to_host(dev_out, got, NULL));
+        if (bad) {
+          CHECK_STATUS(st, KILN_ERROR_OUT_OF_RANGE);
+          CHECK_ERROR_CONTAINS(text);
+          CHECK(made == NULL);
+          CHECK_MSG(got[0] == -1000 && got[M - 1] == -1000, "take %s out %d: output written",
+                    forms[f], o);
+        } else {
+          CHECK_OK(st);
+          CHECK_MSG(memcmp(got, want, M * sizeof *got) == 0, "take %s out %d differs", forms[f],
+                    o);
+        }
+        kiln_array_release(made);
+      }
+      /* along axis 1 of (3, N): take (the axis kernel) and take_along_axis */
+      for (int along = 0; along < 2; along++) {
+        kiln_array *made = NULL;
+        kiln_status st =
+            along ? kiln_take_along_axis(ctx, kiln_operand_array(dev_a),
+                                         kiln_operand_host(idx, KILN_INT64, 2, ishape2, NULL), 1,
+                                         kiln_operand_new(&made), s)
+                  : kiln_take(ctx, kiln_operand_array(dev_a), ids, 1, KILN_INDEX_RAISE,
+                              kiln_operand_new(&made), s);
+        if (s) CHECK_OK(kiln_stream_synchronize(ctx, s));
+        if (bad) {
+          CHECK_STATUS(st, KILN_ERROR_OUT_OF_RANGE);
+          CHECK_ERROR_CONTAINS(text);
+          CHECK(made == NULL);
+        } else {
+          CHECK_OK(st);
+          if (!made) continue;
+          CHECK_OK(kiln_array_to_host(made, got, NULL));
+          int same = 1;
+          for (int64_t r = 0; r < ROWS; r++)
+            for (int64_t k = 0; k < M; k++)
+              same &= got[r * M + k] == (along ? want2[r * M + k] : a[r * N + resolve(idx[k], N,
+                                                                                       KILN_INDEX_RAISE)]);
+          CHECK_MSG(same, "take %s along %d differs", forms[f], along);
+        }
+        kiln_array_release(made);
+      }
+      idx[at] = keep;
+    }
+  }
+  /* a value it does not take */
+  setenv("KILN_TAKE_CHECK", "sometimes", 1);
+  CHECK_STATUS(kiln_take(ctx, kiln_operand_host(a, KILN_FLOAT32, 1, &n, NULL),
+                         kiln_operand_host(idx, KILN_INT64, 1, &m, NULL), KILN_AXIS_FLAT,
+                         KILN_INDEX_RAISE, kiln_operand_host_output(got, KILN_FLOAT32, 1, &m, NULL),
+                         NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("KILN_TAKE_CHECK=sometimes");
+  unsetenv("KILN_TAKE_CHECK");
+  kiln_array_release(dev_out);
+  kiln_array_release(dev_a);
+  kiln_stream_release(stream);
+  free(idx);
+  free(a);
+  free(got);
+  free(want);
+  free(want2);
+}
+
 /* ---- put ------------------------------------------------------------------------- */
 
 static void test_put(kiln_context *ctx) {
@@ -697,6 +805,7 @@ static const harness_test tests[] = {
     {"take_axis", test_take_axis},
     {"take_bad_input", test_take_bad_input},
     {"take_large", test_take_large},
+    {"take_checks", test_take_checks},
     {"put", test_put},
     {"put_last_wins", test_put_last_wins},
     {"put_sparse", test_put_sparse},

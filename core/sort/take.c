@@ -74,6 +74,67 @@ static kiln_status move(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype
 
 /* ---- take -------------------------------------------------------------------------- */
 
+/* Mode RAISE's index check of a take (NumPy's default; every index in
+ * [-extent, extent) or OUT_OF_RANGE, the output left alone). Where the
+ * output the kernel writes is not the caller's until the call succeeds (a
+ * new result, host memory, a temporary), the gather checks each index as
+ * it reads it and raises a flag (move.kl), and only a raised flag runs the
+ * reduction that names the first bad index: one pass over the indices
+ * instead of two. Into a given device array written in place, the
+ * reduction runs first. $KILN_TAKE_CHECK (fused, separate, auto; read at
+ * each call) fixes the form, for bench A/B runs and tests. */
+typedef struct take_check {
+  int raise, fused;
+  kiln_array *bad; /* the flag (uint32, one element) when fused */
+} take_check;
+
+static kiln_status take_check_begin(kiln_context *ctx, kiln_stream *stream, const char *what,
+                                    kiln_index_mode mode, const kiln_operand *output,
+                                    const move_state *st, const kiln_array *idx, int64_t extent,
+                                    int axis, take_check *c) {
+  memset(c, 0, sizeof *c);
+  c->raise = mode == KILN_INDEX_RAISE;
+  if (!c->raise || idx->size == 0) return KILN_OK;
+  const char *v = getenv("KILN_TAKE_CHECK");
+  int forced = -1; /* 1 fused, 0 separate */
+  if (v && *v && strcmp(v, "auto") != 0) {
+    if (strcmp(v, "fused") == 0) forced = 1;
+    else if (strcmp(v, "separate") == 0) forced = 0;
+    else
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: KILN_TAKE_CHECK=%s is none of fused, separate, auto", what, v);
+  }
+  int in_place = output->kind == KILN_OPERAND_ARRAY && st->out.work == st->out.target;
+  c->fused = !in_place && forced != 0;
+  if (!c->fused) return kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis);
+  int64_t one = 1;
+  static const uint32_t zero = 0;
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &one, &c->bad));
+  return kiln_ew_fill_on(c->bad, &zero, stream);
+}
+
+/* The take's check arguments: the flag and whether to check. */
+static void take_check_args(kiln_ix_args *args, const take_check *c, const kiln_array *idx) {
+  kiln_ix_arg_array(args, c->fused ? c->bad : idx); /* idx: not written (check 0) */
+  kiln_ix_arg_int(args, c->fused);
+}
+
+/* After the gather: a raised flag names the first bad index (the
+ * reduction), else OK. Waits for the stream when fused. */
+static kiln_status take_check_end(kiln_context *ctx, kiln_stream *stream, const char *what,
+                                  const kiln_array *idx, int64_t extent, int axis, take_check *c) {
+  if (!c->fused) return KILN_OK;
+  uint32_t raised = 1;
+  kiln_status status = stream ? kiln_stream_synchronize(ctx, stream) : KILN_OK;
+  if (status == KILN_OK) status = kiln_array_to_host(c->bad, &raised, NULL);
+  if (status == KILN_OK && raised) {
+    status = kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis);
+    if (status == KILN_OK) /* a flag raised by no index: cannot happen */
+      status = kiln_error_set(KILN_ERROR_INTERNAL, "%s: the index check disagrees", what);
+  }
+  return status;
+}
+
 static kiln_status take(kiln_context *ctx, kiln_operand a_operand, kiln_operand indices, int axis,
                         kiln_index_mode mode, kiln_operand output, kiln_stream *stream,
                         move_state *st) {
@@ -103,26 +164,32 @@ static kiln_status take(kiln_context *ctx, kiln_operand a_operand, kiln_operand 
   if (extent == 0 && idx->size > 0)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "%s: cannot do a non-empty take from an empty axis", what);
-  if (mode == KILN_INDEX_RAISE)
-    KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, flat ? 0 : axis));
   KILN_RETURN_IF_ERROR(kiln_ix_output_begin(ctx, what, &output, da, ndim, shape, 0, &st->out));
+  take_check check;
+  kiln_status status = take_check_begin(ctx, stream, what, mode, &output, st, idx, extent,
+                                        flat ? 0 : axis, &check);
   kiln_ix_args args = {0};
   kiln_ix_arg_array(&args, st->out.work);
   kiln_ix_arg_array(&args, a);
   kiln_ix_arg_array(&args, idx);
-  if (outer == 1 && inner == 1) {
+  take_check_args(&args, &check, idx);
+  if (status == KILN_OK && outer == 1 && inner == 1) {
     kiln_ix_arg_int(&args, extent);
     kiln_ix_arg_int(&args, mode);
-    KILN_RETURN_IF_ERROR(move(ctx, stream, da, "kiln_take_flat", idx->size, &args));
-  } else {
+    status = move(ctx, stream, da, "kiln_take_flat", idx->size, &args);
+  } else if (status == KILN_OK) {
     kiln_ix_arg_int(&args, idx->size);
     kiln_ix_arg_int(&args, extent);
     kiln_ix_arg_int(&args, inner);
     kiln_ix_arg_int(&args, mode);
     kiln_ix_arg_int(&args, 0);
-    KILN_RETURN_IF_ERROR(move(ctx, stream, da, "kiln_take_axis",
-                              outer * idx->size * inner * kiln_ix_words(da), &args));
+    status = move(ctx, stream, da, "kiln_take_axis", outer * idx->size * inner * kiln_ix_words(da),
+                  &args);
   }
+  if (status == KILN_OK) status = take_check_end(ctx, stream, what, idx, extent, flat ? 0 : axis,
+                                                 &check);
+  kiln_array_release(check.bad);
+  KILN_RETURN_IF_ERROR(status);
   return kiln_ix_output_finish(ctx, stream, &st->out);
 }
 
@@ -476,19 +543,25 @@ static kiln_status take_along(kiln_context *ctx, kiln_operand a_operand, kiln_op
   KILN_RETURN_IF_ERROR(
       broadcast_contiguous(idx, a->ndim, shape, KILN_INT64, stream, &idx, &st->owned[3]));
   int64_t extent = a->shape[axis];
-  KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis));
   KILN_RETURN_IF_ERROR(kiln_ix_output_begin(ctx, what, &output, da, a->ndim, shape, 0, &st->out));
+  take_check check;
+  kiln_status status = take_check_begin(ctx, stream, what, KILN_INDEX_RAISE, &output, st, idx,
+                                        extent, axis, &check);
   kiln_ix_args args = {0};
   kiln_ix_arg_array(&args, st->out.work);
   kiln_ix_arg_array(&args, a);
   kiln_ix_arg_array(&args, idx);
+  take_check_args(&args, &check, idx);
   kiln_ix_arg_int(&args, shape[axis]);
   kiln_ix_arg_int(&args, extent);
   kiln_ix_arg_int(&args, product(axis + 1, a->ndim, shape));
   kiln_ix_arg_int(&args, KILN_INDEX_RAISE);
   kiln_ix_arg_int(&args, 1);
-  KILN_RETURN_IF_ERROR(
-      move(ctx, stream, da, "kiln_take_axis", idx->size * kiln_ix_words(da), &args));
+  if (status == KILN_OK)
+    status = move(ctx, stream, da, "kiln_take_axis", idx->size * kiln_ix_words(da), &args);
+  if (status == KILN_OK) status = take_check_end(ctx, stream, what, idx, extent, axis, &check);
+  kiln_array_release(check.bad);
+  KILN_RETURN_IF_ERROR(status);
   return kiln_ix_output_finish(ctx, stream, &st->out);
 }
 
