@@ -42,9 +42,11 @@ typedef enum kiln_index_mode {
  * along `axis` (-ndim..ndim-1, or KILN_AXIS_FLAT for a flattened), into
  * `output` of shape a.shape[:axis] + indices.shape + a.shape[axis+1:]
  * (flat: indices.shape) and a's dtype (or one it casts to same_kind).
- * Errors: INVALID_ARGUMENT (axis, index dtype, output shape or dtype, a
- * non-empty take from an empty axis), OUT_OF_RANGE (mode RAISE: "take:
- * index 9 is out of bounds for axis 0 with size 5"). */
+ * Mode RAISE waits for `stream` once (the index check is read on the
+ * host), leaving the output alone on an error. Errors: INVALID_ARGUMENT
+ * (axis, index dtype, output shape or dtype, a non-empty take from an
+ * empty axis), OUT_OF_RANGE (mode RAISE: "take: index 9 is out of bounds
+ * for axis 0 with size 5"). */
 KILN_API kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, int axis,
                                kiln_index_mode mode, kiln_operand output, kiln_stream *stream);
 
