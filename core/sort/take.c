@@ -113,10 +113,11 @@ static kiln_status take_check_begin(kiln_context *ctx, kiln_stream *stream, cons
   return kiln_ew_fill_on(c->bad, &zero, stream);
 }
 
-/* The take's check arguments: the flag and whether to check. */
+/* The take's check arguments: the flag and whether to check (none when
+ * take_check_begin failed before the flag was made). */
 static void take_check_args(kiln_ix_args *args, const take_check *c, const kiln_array *idx) {
-  kiln_ix_arg_array(args, c->fused ? c->bad : idx); /* idx: not written (check 0) */
-  kiln_ix_arg_int(args, c->fused);
+  kiln_ix_arg_array(args, c->bad ? c->bad : idx); /* idx: not written (check 0) */
+  kiln_ix_arg_int(args, c->bad != NULL);
 }
 
 /* After the gather: a raised flag names the first bad index (the
