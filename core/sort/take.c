@@ -360,6 +360,13 @@ static kiln_status scatter_chunk(kiln_context *ctx, kiln_stream *stream, const s
   return move(ctx, stream, dtype, j->write, chunk, &write);
 }
 
+/* The marked scatter's work-items poll the repeat flag every 4th element
+ * (move.kl): sooner stops a put with repeats earlier, later costs less
+ * when there is none. */
+static int64_t marked_poll_mask(void) {
+  return 3;
+}
+
 /* The MARKED scatter of n positions (see above): *done when no target
  * was hit twice (a holds NumPy's result), else a holds part of the values
  * and the caller redoes the put with a claim. Waits for the stream: the
@@ -367,7 +374,8 @@ static kiln_status scatter_chunk(kiln_context *ctx, kiln_stream *stream, const s
 static kiln_status scatter_marked(kiln_context *ctx, kiln_stream *stream, const scatter_job *j,
                                   int64_t n, int *done) {
   *done = 0;
-  int64_t words = (j->a->size + 31) / 32, size = words + 1;
+  /* the bitmap, then the flag's copies from a 128-byte boundary (move.kl) */
+  int64_t words = (j->a->size + 31) / 32 / 32 * 32 + 32, size = words + 16 * 32;
   kiln_array *marks = NULL, *flag = NULL;
   KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &size, &marks));
   static const uint32_t zero = 0;
@@ -380,6 +388,7 @@ static kiln_status scatter_marked(kiln_context *ctx, kiln_stream *stream, const 
     kiln_ix_arg_array(&args, j->values);
     kiln_ix_arg_array(&args, marks);
     kiln_ix_arg_int(&args, words);
+    kiln_ix_arg_int(&args, marked_poll_mask());
     for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&args, j->params[p]);
     status = move(ctx, stream, j->a->dtype, j->marked, n, &args);
   }
