@@ -449,15 +449,33 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter
   return status;
 }
 
+/* The scatter job of a flat put (params: its parameters' storage). */
+static scatter_job flat_job(const kiln_array *a, const kiln_array *indices,
+                            const kiln_array *values, kiln_index_mode mode, int64_t params[3]) {
+  params[0] = a->size;
+  params[1] = values->size;
+  params[2] = mode;
+  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat",
+                     "kiln_put_flat_marked", 3, params, values->size};
+  return job;
+}
+
 kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
                              const kiln_array *indices, const kiln_array *values,
                              kiln_index_mode mode, int unique) {
-  const int64_t params[3] = {a->size, values->size, mode};
-  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat",
-                     "kiln_put_flat_marked", 3, params, values->size};
+  int64_t params[3];
+  scatter_job job = flat_job(a, indices, values, mode, params);
   /* one value: a repeated target gets the same value whichever write wins */
   return scatter(ctx, stream, &job, indices->size,
                  unique || indices->size == 1 || values->size == 1);
+}
+
+kiln_status kiln_ix_put_flat_marked(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
+                                    const kiln_array *indices, const kiln_array *values,
+                                    kiln_index_mode mode, int *done) {
+  int64_t params[3];
+  scatter_job job = flat_job(a, indices, values, mode, params);
+  return scatter_marked(ctx, stream, &job, indices->size, done);
 }
 
 static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand indices,
