@@ -518,7 +518,7 @@ static void test_put_forms(kiln_context *ctx) {
   kiln_stream_release(stream);
 }
 
-/* take.c's marked scatter (tried first where positions <= targets): a
+/* take.c's marked scatter (KILN_PUT_FORM=marked; not the default): a
  * permutation (no repeat: its result stands), one repeat found last (the
  * marked pass wrote nearly everything, then the claim redoes it all: the
  * repeated target must hold the later value), one found first, and random
@@ -530,6 +530,7 @@ static void test_put_marked(kiln_context *ctx) {
   const int64_t sizes[] = {2, 1031, 65537};
   kiln_stream *stream = NULL;
   REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  setenv("KILN_PUT_FORM", "marked", 1);
   for (int t = 0; t < 5; t++)
     for (int s = 0; s < 3; s++)
       for (int shape = 0; shape < 4; shape++) {
@@ -572,6 +573,7 @@ static void test_put_marked(kiln_context *ctx) {
     free(v);
     free(want);
   }
+  unsetenv("KILN_PUT_FORM");
   kiln_stream_release(stream);
 }
 

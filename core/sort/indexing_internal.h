@@ -133,6 +133,12 @@ kiln_status kiln_ix_program(kiln_context *ctx, const char *text, const char *def
 kiln_status kiln_ix_launch(kiln_context *ctx, kiln_stream *stream, const char *text,
                            const char *defines, const char *entry, int64_t n, kiln_ix_args *args);
 
+/* kiln_ix_launch with one work-item per element on GPUs (no grid-stride
+ * trips): take's random gathers (core/sort/take.c) measured faster so. */
+kiln_status kiln_ix_launch_wide(kiln_context *ctx, kiln_stream *stream, const char *text,
+                                const char *defines, const char *entry, int64_t n,
+                                kiln_ix_args *args);
+
 /* The #defines of the element-moving kernels for dtype: WORD (an unsigned
  * integer type of 1, 2, 4 or 8 bytes) and WORDS (per element: 1, or 2 for
  * complex128), so any dtype moves as words. */

@@ -177,7 +177,12 @@ static kiln_status take(kiln_context *ctx, kiln_operand a_operand, kiln_operand 
   if (status == KILN_OK && outer == 1 && inner == 1) {
     kiln_ix_arg_int(&args, extent);
     kiln_ix_arg_int(&args, mode);
-    status = move(ctx, stream, da, "kiln_take_flat", idx->size, &args);
+    /* one work-item per element (H200: 2.736-2.757 ms against 2.802-2.809
+     * with grid-stride trips, 1e8 random indices; docs/indexing.md) */
+    char defines[128];
+    kiln_ix_word_defines(da, defines, sizeof defines);
+    status = kiln_ix_launch_wide(ctx, stream, kiln_builtin_move, defines, "kiln_take_flat",
+                                 idx->size, &args);
   } else if (status == KILN_OK) {
     kiln_ix_arg_int(&args, idx->size);
     kiln_ix_arg_int(&args, extent);
@@ -228,17 +233,15 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
  * Dense puts (positions at least an eighth of a's size) take PACKED where
  * it can run, else WINNERS; sparse ones CHECKED, whose cost does not grow
  * with a's size beyond the scratch fill.
- * Before any claim, MARKED (scatter_marked) writes every value straight
- * away and marks the targets in a bitmap; when no target was hit twice
- * (distinct indices: permutations, most sparse puts) that is the result,
- * at a plain scatter's cost. A repeat stops it early, and the claim form
- * above redoes the whole put. It is skipped where repeats are certain
- * (more positions than targets).
+ * MARKED (scatter_marked; only when forced, measured slower) first writes
+ * every value straight away and marks the targets in a bitmap; when no
+ * target was hit twice (distinct indices) that is the result. A repeat
+ * stops it early, and the claim form auto picks redoes the whole put. On
+ * an H200 its bitmap atomics cost more than the packed claim's fill and
+ * unpack (1e8 permutation: 7.31 ms against 6.82; docs/indexing.md).
  * $KILN_PUT_FORM (checked, winners, packed, marked, auto; read at each
- * call) fixes the form, for bench A/B runs and tests: checked, winners and
- * packed without the marked attempt; marked (as auto) always tries it
- * first (packed falls back to winners for 8- and 16-byte elements and
- * without a 64-bit atomic max). */
+ * call) fixes the form, for bench A/B runs and tests (packed falls back to
+ * winners for 8- and 16-byte elements and without a 64-bit atomic max). */
 typedef enum put_form {
   PUT_CHECKED = 0,
   PUT_WINNERS = 1,
@@ -423,7 +426,7 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter
     kiln_ix_arg_int(&args, 0);
     return move(ctx, stream, a->dtype, j->write, n, &args);
   }
-  if ((forced == PUT_AUTO && n <= a->size) || forced == PUT_MARKED) {
+  if (forced == PUT_MARKED) {
     int done = 0;
     KILN_RETURN_IF_ERROR(scatter_marked(ctx, stream, j, n, &done));
     if (done) return KILN_OK;

@@ -55,9 +55,7 @@ KILN_API kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand i
  * than indices. `a`: a device array or writable host memory, changed in
  * place. Where a target repeats (an index twice, or several clipped or
  * wrapped onto one), the last value in index order wins, as NumPy, on
- * every device. Waits for `stream` once (the scatter's repeat check is
- * read on the host; mode RAISE's index check does the same). An empty
- * values with indices is an error. Errors: INVALID_ARGUMENT (a not writable, dtypes, empty
+ * every device. An empty values with indices is an error. Errors: INVALID_ARGUMENT (a not writable, dtypes, empty
  * values), OUT_OF_RANGE (mode RAISE, naming the index). */
 KILN_API kiln_status kiln_put(kiln_context *ctx, kiln_operand a, kiln_operand indices,
                               kiln_operand values, kiln_index_mode mode, kiln_stream *stream);
@@ -77,8 +75,7 @@ KILN_API kiln_status kiln_take_along_axis(kiln_context *ctx, kiln_operand a, kil
  * (after indices broadcast against a's other dims: their shapes must
  * then equal a's there). A repeated target keeps the last value in
  * index order, as NumPy. `a` is changed in place (device array or writable host
- * memory); the call waits for `stream` as kiln_put does. Errors as
- * kiln_take_along_axis. */
+ * memory). Errors as kiln_take_along_axis. */
 KILN_API kiln_status kiln_put_along_axis(kiln_context *ctx, kiln_operand a, kiln_operand indices,
                                          kiln_operand values, int axis, kiln_stream *stream);
 

@@ -848,9 +848,8 @@ static kiln_status scenario_search(kiln_context *ctx, int *correct) {
 
 /* kiln_unique with counts of N int32 (more than a sort tile: the keys
  * alone, the run flags, the count and both compactions), and kiln_put of N
- * values onto 97 targets, float32 (the marked scatter stopped, then the
- * packed claim) and float64 (the winners pass), and onto a permutation
- * (the marked scatter alone), each checked on the host. */
+ * values onto 97 targets, float32 (the packed claim) and float64 (the
+ * winners pass), and onto a permutation, each checked on the host. */
 static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
   int64_t n = N, count = 0;
   static int32_t ints[N], values[N];
@@ -877,7 +876,7 @@ static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
   if (s == KILN_OK)
     s = kiln_put(ctx, kiln_operand_host_output(a64, KILN_FLOAT64, 1, &n, NULL), targets,
                  kiln_operand_host(v64, KILN_FLOAT64, 1, &n, NULL), KILN_INDEX_RAISE, NULL);
-  if (s == KILN_OK) /* distinct targets: the marked scatter's result stands */
+  if (s == KILN_OK) /* distinct targets */
     s = kiln_put(ctx, kiln_operand_host_output(p32, KILN_FLOAT32, 1, &n, NULL),
                  kiln_operand_host(perm, KILN_INT64, 1, &n, NULL),
                  kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL), KILN_INDEX_WRAP, NULL);
