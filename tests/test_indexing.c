@@ -577,6 +577,69 @@ static void test_put_marked(kiln_context *ctx) {
   kiln_stream_release(stream);
 }
 
+/* KILN_INDEX_ANY_WINS (CuPy's contract): a permutation equals the put;
+ * with repeats every target holds one of the values aimed at it and
+ * every other element is left alone; every mode, float32 and complex128,
+ * a device array on a stream and host memory; take rejects the flag. */
+static void test_put_any_wins(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_COMPLEX128};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  for (int t = 0; t < 2; t++)
+    for (int m = 0; m < 3; m++)
+      for (int repeats = 0; repeats < 2; repeats++) {
+        kiln_dtype d = dtypes[t];
+        size_t item = kiln_dtype_size(d);
+        kiln_index_mode mode = (kiln_index_mode)m;
+        int64_t n = 4099, ni = repeats ? 3 * n : n;
+        int64_t *idx = random_indices(ni, n, mode);
+        if (!repeats)
+          for (int64_t k = 0; k < ni; k++) idx[k] = (k * 2027) % n - (k % 2 && m != 2 ? n : 0);
+        char *a = random_data(d, n), *v = random_data(d, ni), *before = malloc((size_t)n * item);
+        memcpy(before, a, (size_t)n * item);
+        kiln_index_mode any = (kiln_index_mode)(m | KILN_INDEX_ANY_WINS);
+        kiln_operand targets = kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL);
+        kiln_operand values = kiln_operand_host(v, d, 1, &ni, NULL);
+        if (m == 1) {
+          kiln_array *av = NULL;
+          REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
+          CHECK_OK(kiln_put(ctx, kiln_operand_array(av), targets, values, any, stream));
+          CHECK_OK(kiln_stream_synchronize(ctx, stream));
+          CHECK_OK(kiln_array_to_host(av, a, NULL));
+          kiln_array_release(av);
+        } else {
+          CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL), targets, values,
+                            any, NULL));
+        }
+        /* each element: untouched where no index aims, else one of its values */
+        int64_t wrong = 0;
+        char *hit = calloc((size_t)n, 1);
+        for (int64_t k = 0; k < ni; k++) {
+          int64_t j = resolve(idx[k], n, mode);
+          if (memcmp(a + j * (int64_t)item, v + k * (int64_t)item, item) == 0) hit[j] = 1;
+          if (!hit[j]) hit[j] = 2; /* aimed at, not yet matched */
+        }
+        for (int64_t j = 0; j < n; j++)
+          wrong += hit[j] == 2 ||
+                   (hit[j] == 0 && memcmp(a + j * (int64_t)item, before + j * (int64_t)item, item));
+        CHECK_MSG(wrong == 0, "put any-wins %s mode %d repeats %d: %lld elements wrong",
+                  kiln_dtype_name(d), m, repeats, (long long)wrong);
+        free(hit);
+        free(idx);
+        free(a);
+        free(v);
+        free(before);
+      }
+  float a4[4] = {1, 2, 3, 4}, got[2];
+  int64_t n4 = 4, two = 2, idx2[2] = {0, 1};
+  CHECK_STATUS(kiln_take(ctx, kiln_operand_host(a4, KILN_FLOAT32, 1, &n4, NULL),
+                         kiln_operand_host(idx2, KILN_INT64, 1, &two, NULL), KILN_AXIS_FLAT,
+                         (kiln_index_mode)(KILN_INDEX_WRAP | KILN_INDEX_ANY_WINS),
+                         kiln_operand_host_output(got, KILN_FLOAT32, 1, &two, NULL), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  kiln_stream_release(stream);
+}
+
 /* ---- along an axis --------------------------------------------------------------- */
 
 static void test_take_along_axis(kiln_context *ctx) {
@@ -813,6 +876,7 @@ static const harness_test tests[] = {
     {"put_sparse", test_put_sparse},
     {"put_forms", test_put_forms},
     {"put_marked", test_put_marked},
+    {"put_any_wins", test_put_any_wins},
     {"take_along_axis", test_take_along_axis},
     {"put_along_axis", test_put_along_axis},
     {"mask_select", test_mask_select},

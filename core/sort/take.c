@@ -485,6 +485,8 @@ static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand i
                        kiln_operand values, kiln_index_mode mode, kiln_stream *stream,
                        move_state *st) {
   const char *what = "put";
+  int any_wins = ((int)mode & KILN_INDEX_ANY_WINS) != 0;
+  mode = (kiln_index_mode)((int)mode & ~KILN_INDEX_ANY_WINS);
   KILN_RETURN_IF_ERROR(check_mode(what, mode));
   const kiln_array *idx = NULL, *v = NULL;
   KILN_RETURN_IF_ERROR(kiln_ix_inout_begin(ctx, what, &a_operand, stream, &st->io));
@@ -498,7 +500,8 @@ static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand i
                           "%s: cannot replace elements of an empty array", what);
   if (mode == KILN_INDEX_RAISE)
     KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, a->size, 0));
-  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode, 0));
+  /* any one value may win: the plain scatter, as for distinct targets */
+  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode, any_wins));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
 
