@@ -363,6 +363,23 @@ static void test_put(kiln_context *ctx) {
   CHECK_ERROR_CONTAINS("read-only");
 }
 
+/* kiln_put into the n elements a of d: through a device array on
+ * `stream`, or host memory when stream is NULL (a holds the result). */
+static void put_into(kiln_context *ctx, kiln_dtype d, int64_t n, void *a, kiln_operand targets,
+                     kiln_operand values, kiln_index_mode mode, kiln_stream *stream) {
+  if (stream) {
+    kiln_array *av = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
+    CHECK_OK(kiln_put(ctx, kiln_operand_array(av), targets, values, mode, stream));
+    CHECK_OK(kiln_stream_synchronize(ctx, stream));
+    CHECK_OK(kiln_array_to_host(av, a, NULL));
+    kiln_array_release(av);
+  } else {
+    CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL), targets, values, mode,
+                      NULL));
+  }
+}
+
 /* Puts ni values (nv of them, taken in turn) at idx into n random elements
  * of d (a device array on `stream`, or host memory when stream is NULL)
  * and checks that the last value in index order won wherever targets
@@ -375,19 +392,8 @@ static void check_put_last_wins(kiln_context *ctx, kiln_dtype d, int64_t n, cons
   memcpy(want, a, (size_t)n * item);
   for (int64_t k = 0; k < ni; k++)
     memcpy(want + resolve(idx[k], n, mode) * (int64_t)item, v + (k % nv) * (int64_t)item, item);
-  kiln_operand targets = kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL);
-  kiln_operand values = kiln_operand_host(v, d, 1, &nv, NULL);
-  if (stream) {
-    kiln_array *av = NULL;
-    REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
-    CHECK_OK(kiln_put(ctx, kiln_operand_array(av), targets, values, mode, stream));
-    CHECK_OK(kiln_stream_synchronize(ctx, stream));
-    CHECK_OK(kiln_array_to_host(av, a, NULL));
-    kiln_array_release(av);
-  } else {
-    CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL), targets, values, mode,
-                      NULL));
-  }
+  put_into(ctx, d, n, a, kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+           kiln_operand_host(v, d, 1, &nv, NULL), mode, stream);
   CHECK_MSG(memcmp(a, want, (size_t)n * item) == 0,
             "put %s mode %d, %lld indices onto %lld elements: not the last value",
             kiln_dtype_name(d), (int)mode, (long long)ni, (long long)n);
@@ -598,19 +604,8 @@ static void test_put_any_wins(kiln_context *ctx) {
         char *a = random_data(d, n), *v = random_data(d, ni), *before = malloc((size_t)n * item);
         memcpy(before, a, (size_t)n * item);
         kiln_index_mode any = (kiln_index_mode)(m | KILN_INDEX_ANY_WINS);
-        kiln_operand targets = kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL);
-        kiln_operand values = kiln_operand_host(v, d, 1, &ni, NULL);
-        if (m == 1) {
-          kiln_array *av = NULL;
-          REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
-          CHECK_OK(kiln_put(ctx, kiln_operand_array(av), targets, values, any, stream));
-          CHECK_OK(kiln_stream_synchronize(ctx, stream));
-          CHECK_OK(kiln_array_to_host(av, a, NULL));
-          kiln_array_release(av);
-        } else {
-          CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL), targets, values,
-                            any, NULL));
-        }
+        put_into(ctx, d, n, a, kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                 kiln_operand_host(v, d, 1, &ni, NULL), any, m == 1 ? stream : NULL);
         /* each element: untouched where no index aims, else one of its values */
         int64_t wrong = 0;
         char *hit = calloc((size_t)n, 1);
