@@ -5,10 +5,14 @@
  *   searchsorted  n/10 float32 queries in n sorted float32
  *   histogram     n float32 into 256 equal-width bins over a given range
  *   bincount      n int32 values into 1e6 bins (n/100 on small n)
- *   take          n float32 at n random int64 indices
+ *   take          n float32 at n random int64 indices (mode wrap, which
+ *                 checks nothing, as CuPy's take; the last row: raise,
+ *                 NumPy's default, every index checked)
  *   put (scatter) n float32 to a random permutation of n int64 indices
  *   put with repeats: n float32 to the n random indices of take (NumPy's
  *                 last value wins: core/sort/take.c's claim)
+ *   put, any-wins: the permutation with KILN_INDEX_ANY_WINS (CuPy's
+ *                 contract: no claim; the last row)
  *   a[a > 0]      n float32, half positive (mask select)
  *
  * beside a device copy of n float32 in the same process (the memory-speed
@@ -80,6 +84,15 @@ static double timed(problem *p, int which) {
         kiln_ufunc_release(greater);
         break;
       }
+      case 8: /* NumPy's default mode: every index checked (take.c fuses the check) */
+        BENCH_CHECK(kiln_take(p->ctx, kiln_operand_array(p->data), kiln_operand_array(p->indices),
+                              KILN_AXIS_FLAT, KILN_INDEX_RAISE, kiln_operand_new(&made), NULL));
+        break;
+      case 9: /* CuPy's contract: any value of a repeated target (none repeats here) */
+        BENCH_CHECK(kiln_put(p->ctx, kiln_operand_array(p->out), kiln_operand_array(p->perm),
+                             kiln_operand_array(p->data),
+                             (kiln_index_mode)(KILN_INDEX_WRAP | KILN_INDEX_ANY_WINS), NULL));
+        break;
       default: break;
     }
     BENCH_CHECK(kiln_context_synchronize(p->ctx));
@@ -170,7 +183,8 @@ int main(int argc, char **argv) {
   } rows[] = {{"copy n float32", 0, 0},          {"searchsorted n/10 in n", 2.45, 2.45},
               {"histogram 256 bins", 1.28, 1.28}, {"bincount n", 11.47, 11.47 / 2},
               {"take n random", 3.55, 3.55},     {"put n, permutation", 7.60, 7.60},
-              {"put n, with repeats", 0, 0}, {"a[a > 0]", 1.87, 1.87}};
+              {"put n, with repeats", 0, 0}, {"a[a > 0]", 1.87, 1.87},
+              {"take n random, raise", 0, 0}, {"put n, permutation, any-wins", 0, 0}};
   const char *only = argc > 2 ? argv[2] : NULL;
   int at_issue_size = n == 100000000;
   printf("%-22s  %10s %8s %14s %10s %10s\n", "operation", "kiln ms", "x copy",
@@ -178,7 +192,7 @@ int main(int argc, char **argv) {
          at_issue_size ? "kiln/goal" : "");
   double copy = 0;
   int perm_ran = 0;
-  for (int w = 0; w < 8; w++) {
+  for (int w = 0; w < 10; w++) {
     if (w > 0 && only && !bench_name_matches(rows[w].name, only)) continue;
     double ms = timed(&p, w);
     if (w == 0) copy = ms;
@@ -186,13 +200,13 @@ int main(int argc, char **argv) {
     if (at_issue_size && rows[w].cupy_ms > 0)
       printf(" %14.3f %10.3f %10.2f%s", rows[w].cupy_ms, rows[w].goal_ms, ms / rows[w].goal_ms,
              ms <= rows[w].goal_ms ? "" : "  (above the goal)");
-    if (w == 5 || w == 6) {
+    if (w == 5 || w == 6 || w == 9) {
       /* the put rows leave out as the last call made it: a permutation
        * puts data[k] at perm[k]; the repeats row (after it) puts data[k]
        * at idx[k] in order over that, the last value winning */
       BENCH_CHECK(kiln_array_to_host(p.out, got, NULL));
       int64_t bad = 0;
-      if (w == 5)
+      if (w == 5 || w == 9)
         for (int64_t k = 0; k < n; k++) bad += got[perm_h[k]] != data_h[k];
       else
         bad = put_errors(got, data_h, idx_h, perm_ran ? perm_h : NULL, n);

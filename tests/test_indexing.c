@@ -184,6 +184,114 @@ static void test_take_bad_input(kiln_context *ctx) {
                KILN_ERROR_INVALID_ARGUMENT);
 }
 
+/* Mode RAISE's check in each form of $KILN_TAKE_CHECK (take.c: fused into
+ * the gather unless the output is a given device array written in place):
+ * flat and along an axis, take_along_axis; new results, host memory and a
+ * given device array, on a stream and without; good indices equal the
+ * host reference, one bad index (first or last, above or below) is
+ * OUT_OF_RANGE naming it with every output left alone (no new result). */
+static void test_take_checks(kiln_context *ctx) {
+  static const char *const forms[] = {"auto", "fused", "separate"};
+  enum { N = 4099, M = 3001, ROWS = 3 };
+  int64_t n = N, m = M, shape2[2] = {ROWS, N}, ishape2[2] = {ROWS, M};
+  float *a = random_data(KILN_FLOAT32, ROWS * N), *got = malloc(ROWS * M * sizeof *got);
+  float *want = malloc(ROWS * M * sizeof *want), *want2 = malloc(ROWS * M * sizeof *want2);
+  int64_t *idx = random_indices(ROWS * M, N, KILN_INDEX_RAISE);
+  for (int64_t k = 0; k < M; k++) want[k] = a[resolve(idx[k], N, KILN_INDEX_RAISE)];
+  for (int64_t r = 0; r < ROWS; r++)
+    for (int64_t k = 0; k < M; k++)
+      want2[r * M + k] = a[r * N + resolve(idx[r * M + k], N, KILN_INDEX_RAISE)];
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  kiln_array *dev_a = NULL, *dev_out = NULL;
+  REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape2, NULL, a, &dev_a));
+  for (int f = 0; f < 3; f++) {
+    setenv("KILN_TAKE_CHECK", forms[f], 1);
+    for (int bad = 0; bad < 3; bad++) { /* none, the first, the last */
+      int64_t at = bad == 1 ? 0 : M - 1, keep = idx[at], wrong = bad == 1 ? N + 5 : -N - 1;
+      if (bad) idx[at] = wrong;
+      char text[64];
+      snprintf(text, sizeof text, "index %lld is out of bounds", (long long)wrong);
+      kiln_stream *s = (f + bad) % 2 ? stream : NULL;
+      kiln_operand ids = kiln_operand_host(idx, KILN_INT64, 1, &m, NULL);
+      for (int o = 0; o < 3; o++) { /* new, host memory, a given device array */
+        kiln_array *made = NULL;
+        for (int64_t k = 0; k < M; k++) got[k] = -1000;
+        if (o == 2) { /* sentinels in the given array */
+          kiln_array_release(dev_out);
+          dev_out = NULL;
+          REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 1, &m, NULL, got, &dev_out));
+        }
+        kiln_operand out = o == 0   ? kiln_operand_new(&made)
+                           : o == 1 ? kiln_operand_host_output(got, KILN_FLOAT32, 1, &m, NULL)
+                                    : kiln_operand_array(dev_out);
+        kiln_status st = kiln_take(ctx, kiln_operand_host(a, KILN_FLOAT32, 1, &n, NULL), ids,
+                                   KILN_AXIS_FLAT, KILN_INDEX_RAISE, out, s);
+        if (s) CHECK_OK(kiln_stream_synchronize(ctx, s));
+        if (made) CHECK_OK(kiln_array_to_host(made, got, NULL));
+        if (o == 2) CHECK_OK(kiln_array_to_host(dev_out, got, NULL));
+        if (bad) {
+          CHECK_STATUS(st, KILN_ERROR_OUT_OF_RANGE);
+          CHECK_ERROR_CONTAINS(text);
+          CHECK(made == NULL);
+          CHECK_MSG(got[0] == -1000 && got[M - 1] == -1000, "take %s out %d: output written",
+                    forms[f], o);
+        } else {
+          CHECK_OK(st);
+          CHECK_MSG(memcmp(got, want, M * sizeof *got) == 0, "take %s out %d differs", forms[f],
+                    o);
+        }
+        kiln_array_release(made);
+      }
+      /* along axis 1 of (3, N): take (the axis kernel) and take_along_axis */
+      for (int along = 0; along < 2; along++) {
+        kiln_array *made = NULL;
+        kiln_status st =
+            along ? kiln_take_along_axis(ctx, kiln_operand_array(dev_a),
+                                         kiln_operand_host(idx, KILN_INT64, 2, ishape2, NULL), 1,
+                                         kiln_operand_new(&made), s)
+                  : kiln_take(ctx, kiln_operand_array(dev_a), ids, 1, KILN_INDEX_RAISE,
+                              kiln_operand_new(&made), s);
+        if (s) CHECK_OK(kiln_stream_synchronize(ctx, s));
+        if (bad) {
+          CHECK_STATUS(st, KILN_ERROR_OUT_OF_RANGE);
+          CHECK_ERROR_CONTAINS(text);
+          CHECK(made == NULL);
+        } else {
+          CHECK_OK(st);
+          if (!made) continue;
+          CHECK_OK(kiln_array_to_host(made, got, NULL));
+          int same = 1;
+          for (int64_t r = 0; r < ROWS; r++)
+            for (int64_t k = 0; k < M; k++)
+              same &= got[r * M + k] == (along ? want2[r * M + k] : a[r * N + resolve(idx[k], N,
+                                                                                       KILN_INDEX_RAISE)]);
+          CHECK_MSG(same, "take %s along %d differs", forms[f], along);
+        }
+        kiln_array_release(made);
+      }
+      idx[at] = keep;
+    }
+  }
+  /* a value it does not take */
+  setenv("KILN_TAKE_CHECK", "sometimes", 1);
+  CHECK_STATUS(kiln_take(ctx, kiln_operand_host(a, KILN_FLOAT32, 1, &n, NULL),
+                         kiln_operand_host(idx, KILN_INT64, 1, &m, NULL), KILN_AXIS_FLAT,
+                         KILN_INDEX_RAISE, kiln_operand_host_output(got, KILN_FLOAT32, 1, &m, NULL),
+                         NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("KILN_TAKE_CHECK=sometimes");
+  unsetenv("KILN_TAKE_CHECK");
+  kiln_array_release(dev_out);
+  kiln_array_release(dev_a);
+  kiln_stream_release(stream);
+  free(idx);
+  free(a);
+  free(got);
+  free(want);
+  free(want2);
+}
+
 /* ---- put ------------------------------------------------------------------------- */
 
 static void test_put(kiln_context *ctx) {
@@ -255,6 +363,23 @@ static void test_put(kiln_context *ctx) {
   CHECK_ERROR_CONTAINS("read-only");
 }
 
+/* kiln_put into the n elements a of d: through a device array on
+ * `stream`, or host memory when stream is NULL (a holds the result). */
+static void put_into(kiln_context *ctx, kiln_dtype d, int64_t n, void *a, kiln_operand targets,
+                     kiln_operand values, kiln_index_mode mode, kiln_stream *stream) {
+  if (stream) {
+    kiln_array *av = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
+    CHECK_OK(kiln_put(ctx, kiln_operand_array(av), targets, values, mode, stream));
+    CHECK_OK(kiln_stream_synchronize(ctx, stream));
+    CHECK_OK(kiln_array_to_host(av, a, NULL));
+    kiln_array_release(av);
+  } else {
+    CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL), targets, values, mode,
+                      NULL));
+  }
+}
+
 /* Puts ni values (nv of them, taken in turn) at idx into n random elements
  * of d (a device array on `stream`, or host memory when stream is NULL)
  * and checks that the last value in index order won wherever targets
@@ -267,19 +392,8 @@ static void check_put_last_wins(kiln_context *ctx, kiln_dtype d, int64_t n, cons
   memcpy(want, a, (size_t)n * item);
   for (int64_t k = 0; k < ni; k++)
     memcpy(want + resolve(idx[k], n, mode) * (int64_t)item, v + (k % nv) * (int64_t)item, item);
-  kiln_operand targets = kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL);
-  kiln_operand values = kiln_operand_host(v, d, 1, &nv, NULL);
-  if (stream) {
-    kiln_array *av = NULL;
-    REQUIRE_OK(kiln_array_from_host(ctx, d, 1, &n, NULL, a, &av));
-    CHECK_OK(kiln_put(ctx, kiln_operand_array(av), targets, values, mode, stream));
-    CHECK_OK(kiln_stream_synchronize(ctx, stream));
-    CHECK_OK(kiln_array_to_host(av, a, NULL));
-    kiln_array_release(av);
-  } else {
-    CHECK_OK(kiln_put(ctx, kiln_operand_host_output(a, d, 1, &n, NULL), targets, values, mode,
-                      NULL));
-  }
+  put_into(ctx, d, n, a, kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+           kiln_operand_host(v, d, 1, &nv, NULL), mode, stream);
   CHECK_MSG(memcmp(a, want, (size_t)n * item) == 0,
             "put %s mode %d, %lld indices onto %lld elements: not the last value",
             kiln_dtype_name(d), (int)mode, (long long)ni, (long long)n);
@@ -387,13 +501,13 @@ static void bad_put_setting(kiln_context *ctx, const char *variable, const char 
  * a device array on a stream and host memory, the last value in index
  * order. A value it does not take is INVALID_ARGUMENT naming it. */
 static void test_put_forms(kiln_context *ctx) {
-  static const char *const forms[] = {"checked", "winners", "packed"};
+  static const char *const forms[] = {"checked", "winners", "packed", "marked"};
   const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_UINT8, KILN_INT16, KILN_FLOAT64,
                                KILN_COMPLEX128};
   const int64_t sizes[] = {1, 13, 4099};
   kiln_stream *stream = NULL;
   REQUIRE_OK(kiln_stream_create(ctx, &stream));
-  for (int f = 0; f < 3; f++) {
+  for (int f = 0; f < 4; f++) {
     setenv("KILN_PUT_FORM", forms[f], 1);
     for (int t = 0; t < 5; t++)
       for (int s = 0; s < 3; s++) {
@@ -407,6 +521,117 @@ static void test_put_forms(kiln_context *ctx) {
       }
   }
   bad_put_setting(ctx, "KILN_PUT_FORM", "sorted");
+  kiln_stream_release(stream);
+}
+
+/* take.c's marked scatter (KILN_PUT_FORM=marked; not the default): a
+ * permutation (no repeat: its result stands), one repeat found last (the
+ * marked pass wrote nearly everything, then the claim redoes it all: the
+ * repeated target must hold the later value), one found first, and random
+ * indices as many as targets (repeats everywhere, the bench's row); every
+ * element size, modes, reversed device views on a stream and host memory,
+ * put_along_axis with and without repeats. */
+static void test_put_marked(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_INT8, KILN_FLOAT16, KILN_INT64, KILN_COMPLEX128};
+  const int64_t sizes[] = {2, 1031, 65537};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  setenv("KILN_PUT_FORM", "marked", 1);
+  for (int t = 0; t < 5; t++)
+    for (int s = 0; s < 3; s++)
+      for (int shape = 0; shape < 4; shape++) {
+        kiln_index_mode mode = (kiln_index_mode)((t + s + shape) % 3);
+        int64_t n = sizes[s], ni = shape == 3 ? n : n - (shape == 2), nv = t % 2 ? ni : 3;
+        int64_t *idx = random_indices(ni, n, mode);
+        if (shape < 3) {
+          int64_t step = n == 2 ? 1 : 7919; /* prime to the sizes: a permutation */
+          for (int64_t k = 0; k < ni; k++) idx[k] = (k * step) % n - (k % 2 && mode != 2 ? n : 0);
+          if (shape == 1) idx[ni - 1] = idx[0]; /* the last position repeats the first */
+          if (shape == 2) idx[1] = idx[0];      /* the second repeats the first */
+        }
+        check_put_last_wins(ctx, dtypes[t], n, idx, ni, nv, mode, (s + t) % 2 ? stream : NULL);
+        free(idx);
+      }
+  /* put_along_axis, axis 1 of (3, 4001) float32: 1000 per row, distinct,
+   * then random (repeats within rows) */
+  int64_t shape[2] = {3, 4001}, is[2] = {3, 1000};
+  for (int repeats = 0; repeats < 2; repeats++) {
+    float *a = random_data(KILN_FLOAT32, 3 * 4001), *v = random_data(KILN_FLOAT32, 3000);
+    float *want = malloc(3 * 4001 * sizeof *want);
+    int64_t *idx = random_indices(3000, 4001, KILN_INDEX_RAISE);
+    if (!repeats)
+      for (int64_t e = 0; e < 3000; e++) idx[e] = (e * 13 + e / 1000) % 4001 - (e % 2 ? 4001 : 0);
+    memcpy(want, a, 3 * 4001 * sizeof *want);
+    for (int64_t e = 0; e < 3000; e++)
+      want[e / 1000 * 4001 + resolve(idx[e], 4001, KILN_INDEX_RAISE)] = v[e];
+    kiln_array *dev = NULL;
+    REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, a, &dev));
+    CHECK_OK(kiln_put_along_axis(ctx, kiln_operand_array(dev),
+                                 kiln_operand_host(idx, KILN_INT64, 2, is, NULL),
+                                 kiln_operand_host(v, KILN_FLOAT32, 2, is, NULL), 1, stream));
+    CHECK_OK(kiln_stream_synchronize(ctx, stream));
+    CHECK_OK(kiln_array_to_host(dev, a, NULL));
+    CHECK_MSG(memcmp(a, want, 3 * 4001 * sizeof *want) == 0,
+              "put_along_axis, marked, repeats %d: not the last value", repeats);
+    kiln_array_release(dev);
+    free(idx);
+    free(a);
+    free(v);
+    free(want);
+  }
+  unsetenv("KILN_PUT_FORM");
+  kiln_stream_release(stream);
+}
+
+/* KILN_INDEX_ANY_WINS (CuPy's contract): a permutation equals the put;
+ * with repeats every target holds one of the values aimed at it and
+ * every other element is left alone; every mode, float32 and complex128,
+ * a device array on a stream and host memory; take rejects the flag. */
+static void test_put_any_wins(kiln_context *ctx) {
+  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_COMPLEX128};
+  kiln_stream *stream = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &stream));
+  for (int t = 0; t < 2; t++)
+    for (int m = 0; m < 3; m++)
+      for (int repeats = 0; repeats < 2; repeats++) {
+        kiln_dtype d = dtypes[t];
+        size_t item = kiln_dtype_size(d);
+        kiln_index_mode mode = (kiln_index_mode)m;
+        int64_t n = 4099, ni = repeats ? 3 * n : n;
+        int64_t *idx = random_indices(ni, n, mode);
+        if (!repeats)
+          for (int64_t k = 0; k < ni; k++) idx[k] = (k * 2027) % n - (k % 2 && m != 2 ? n : 0);
+        char *a = random_data(d, n), *v = random_data(d, ni), *before = malloc((size_t)n * item);
+        memcpy(before, a, (size_t)n * item);
+        kiln_index_mode any = (kiln_index_mode)(m | KILN_INDEX_ANY_WINS);
+        put_into(ctx, d, n, a, kiln_operand_host(idx, KILN_INT64, 1, &ni, NULL),
+                 kiln_operand_host(v, d, 1, &ni, NULL), any, m == 1 ? stream : NULL);
+        /* each element: untouched where no index aims, else one of its values */
+        int64_t wrong = 0;
+        char *hit = calloc((size_t)n, 1);
+        for (int64_t k = 0; k < ni; k++) {
+          int64_t j = resolve(idx[k], n, mode);
+          if (memcmp(a + j * (int64_t)item, v + k * (int64_t)item, item) == 0) hit[j] = 1;
+          if (!hit[j]) hit[j] = 2; /* aimed at, not yet matched */
+        }
+        for (int64_t j = 0; j < n; j++)
+          wrong += hit[j] == 2 ||
+                   (hit[j] == 0 && memcmp(a + j * (int64_t)item, before + j * (int64_t)item, item));
+        CHECK_MSG(wrong == 0, "put any-wins %s mode %d repeats %d: %lld elements wrong",
+                  kiln_dtype_name(d), m, repeats, (long long)wrong);
+        free(hit);
+        free(idx);
+        free(a);
+        free(v);
+        free(before);
+      }
+  float a4[4] = {1, 2, 3, 4}, got[2];
+  int64_t n4 = 4, two = 2, idx2[2] = {0, 1};
+  CHECK_STATUS(kiln_take(ctx, kiln_operand_host(a4, KILN_FLOAT32, 1, &n4, NULL),
+                         kiln_operand_host(idx2, KILN_INT64, 1, &two, NULL), KILN_AXIS_FLAT,
+                         (kiln_index_mode)(KILN_INDEX_WRAP | KILN_INDEX_ANY_WINS),
+                         kiln_operand_host_output(got, KILN_FLOAT32, 1, &two, NULL), NULL),
+               KILN_ERROR_INVALID_ARGUMENT);
   kiln_stream_release(stream);
 }
 
@@ -640,10 +865,13 @@ static const harness_test tests[] = {
     {"take_axis", test_take_axis},
     {"take_bad_input", test_take_bad_input},
     {"take_large", test_take_large},
+    {"take_checks", test_take_checks},
     {"put", test_put},
     {"put_last_wins", test_put_last_wins},
     {"put_sparse", test_put_sparse},
     {"put_forms", test_put_forms},
+    {"put_marked", test_put_marked},
+    {"put_any_wins", test_put_any_wins},
     {"take_along_axis", test_take_along_axis},
     {"put_along_axis", test_put_along_axis},
     {"mask_select", test_mask_select},

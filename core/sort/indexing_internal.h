@@ -133,6 +133,12 @@ kiln_status kiln_ix_program(kiln_context *ctx, const char *text, const char *def
 kiln_status kiln_ix_launch(kiln_context *ctx, kiln_stream *stream, const char *text,
                            const char *defines, const char *entry, int64_t n, kiln_ix_args *args);
 
+/* kiln_ix_launch with one work-item per element on GPUs (no grid-stride
+ * trips): take's random gathers (core/sort/take.c) measured faster so. */
+kiln_status kiln_ix_launch_wide(kiln_context *ctx, kiln_stream *stream, const char *text,
+                                const char *defines, const char *entry, int64_t n,
+                                kiln_ix_args *args);
+
 /* The #defines of the element-moving kernels for dtype: WORD (an unsigned
  * integer type of 1, 2, 4 or 8 bytes) and WORDS (per element: 1, or 2 for
  * complex128), so any dtype moves as words. */
@@ -164,6 +170,14 @@ void kiln_ix_number_defines(const char *prefix, kiln_dtype dtype, kiln_strbuf *o
 kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
                              const kiln_array *indices, const kiln_array *values,
                              kiln_index_mode mode, int unique);
+
+/* The marked scatter of kiln_ix_put_flat alone (tests/test_put_marked.c:
+ * on a device that runs work-items in order, a put's result cannot show
+ * whether a repeat was found): *done is 1 when no target repeated (a holds
+ * the put), 0 when one did (a holds part of it). Waits for stream. */
+kiln_status kiln_ix_put_flat_marked(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
+                                    const kiln_array *indices, const kiln_array *values,
+                                    kiln_index_mode mode, int *done);
 
 /* Appends the source of a template: the KILN_IX_AT macro, the defines,
  * the template's text. */

@@ -235,16 +235,44 @@ kiln_status kiln_ix_program(kiln_context *ctx, const char *text, const char *def
   return status;
 }
 
+/* The program of a launch over [0, n) with its arguments completed (base,
+ * then n, appended; *base: base's index), the arrays marked used. */
+static kiln_status launch_prepare(kiln_context *ctx, kiln_stream *stream, const char *text,
+                                  const char *defines, const char *entry, int64_t n,
+                                  kiln_ix_args *args, kiln_program **program, int *base) {
+  KILN_RETURN_IF_ERROR(kiln_ix_program(ctx, text, defines, entry, program));
+  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, args->narrays, args->arrays));
+  *base = args->n;
+  kiln_ix_arg_int(args, 0); /* base: set by the launcher */
+  kiln_ix_arg_int(args, n);
+  return KILN_OK;
+}
+
 kiln_status kiln_ix_launch(kiln_context *ctx, kiln_stream *stream, const char *text,
                            const char *defines, const char *entry, int64_t n, kiln_ix_args *args) {
   if (n <= 0) return KILN_OK;
   kiln_program *program = NULL;
-  KILN_RETURN_IF_ERROR(kiln_ix_program(ctx, text, defines, entry, &program));
-  KILN_RETURN_IF_ERROR(kiln_ix_use_on_stream(stream, args->narrays, args->arrays));
-  int base = args->n;
-  kiln_ix_arg_int(args, 0); /* base: set by the launcher */
-  kiln_ix_arg_int(args, n);
+  int base = 0;
+  KILN_RETURN_IF_ERROR(launch_prepare(ctx, stream, text, defines, entry, n, args, &program, &base));
   return kiln_program_launch_elements(ctx, program, stream, n, args->n, args->args, base);
+}
+
+kiln_status kiln_ix_launch_wide(kiln_context *ctx, kiln_stream *stream, const char *text,
+                                const char *defines, const char *entry, int64_t n,
+                                kiln_ix_args *args) {
+  if (n <= 0) return KILN_OK;
+  kiln_program *program = NULL;
+  int base = 0;
+  KILN_RETURN_IF_ERROR(launch_prepare(ctx, stream, text, defines, entry, n, args, &program, &base));
+  kiln_elements_grid grid;
+  kiln_program_elements_grid(ctx, program, n, &grid);
+  if (!grid.cpu_form && ctx->info.type != KILN_DEVICE_CPU) {
+    /* every element its own work-item (the loop runs once), up to 2^31 */
+    uint64_t most = (((uint64_t)1 << 31) - grid.local) / grid.local;
+    uint64_t groups = ((uint64_t)n + grid.local - 1) / grid.local;
+    grid.global = (groups < most ? groups : most) * grid.local;
+  }
+  return kiln_program_launch_grid(ctx, program, stream, &grid, args->n, args->args, base);
 }
 
 int64_t kiln_ix_words(kiln_dtype dtype) { return kiln_dtype_size(dtype) > 8 ? 2 : 1; }

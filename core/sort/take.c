@@ -74,6 +74,68 @@ static kiln_status move(kiln_context *ctx, kiln_stream *stream, kiln_dtype dtype
 
 /* ---- take -------------------------------------------------------------------------- */
 
+/* Mode RAISE's index check of a take (NumPy's default; every index in
+ * [-extent, extent) or OUT_OF_RANGE, the output left alone). Where the
+ * output the kernel writes is not the caller's until the call succeeds (a
+ * new result, host memory, a temporary), the gather checks each index as
+ * it reads it and raises a flag (move.kl), and only a raised flag runs the
+ * reduction that names the first bad index: one pass over the indices
+ * instead of two. Into a given device array written in place, the
+ * reduction runs first. $KILN_TAKE_CHECK (fused, separate, auto; read at
+ * each call) fixes the form, for bench A/B runs and tests. */
+typedef struct take_check {
+  int raise, fused;
+  kiln_array *bad; /* the flag (uint32, one element) when fused */
+} take_check;
+
+static kiln_status take_check_begin(kiln_context *ctx, kiln_stream *stream, const char *what,
+                                    kiln_index_mode mode, const kiln_operand *output,
+                                    const move_state *st, const kiln_array *idx, int64_t extent,
+                                    int axis, take_check *c) {
+  memset(c, 0, sizeof *c);
+  c->raise = mode == KILN_INDEX_RAISE;
+  if (!c->raise || idx->size == 0) return KILN_OK;
+  const char *v = getenv("KILN_TAKE_CHECK");
+  int forced = -1; /* 1 fused, 0 separate */
+  if (v && *v && strcmp(v, "auto") != 0) {
+    if (strcmp(v, "fused") == 0) forced = 1;
+    else if (strcmp(v, "separate") == 0) forced = 0;
+    else
+      return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                            "%s: KILN_TAKE_CHECK=%s is none of fused, separate, auto", what, v);
+  }
+  int in_place = output->kind == KILN_OPERAND_ARRAY && st->out.work == st->out.target;
+  c->fused = !in_place && forced != 0;
+  if (!c->fused) return kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis);
+  int64_t one = 1;
+  static const uint32_t zero = 0;
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &one, &c->bad));
+  return kiln_ew_fill_on(c->bad, &zero, stream);
+}
+
+/* The take's check arguments: the flag and whether to check (none when
+ * take_check_begin failed before the flag was made). */
+static void take_check_args(kiln_ix_args *args, const take_check *c, const kiln_array *idx) {
+  kiln_ix_arg_array(args, c->bad ? c->bad : idx); /* idx: not written (check 0) */
+  kiln_ix_arg_int(args, c->bad != NULL);
+}
+
+/* After the gather: a raised flag names the first bad index (the
+ * reduction), else OK. Waits for the stream when fused. */
+static kiln_status take_check_end(kiln_context *ctx, kiln_stream *stream, const char *what,
+                                  const kiln_array *idx, int64_t extent, int axis, take_check *c) {
+  if (!c->fused) return KILN_OK;
+  uint32_t raised = 1;
+  kiln_status status = stream ? kiln_stream_synchronize(ctx, stream) : KILN_OK;
+  if (status == KILN_OK) status = kiln_array_to_host(c->bad, &raised, NULL);
+  if (status == KILN_OK && raised) {
+    status = kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis);
+    if (status == KILN_OK) /* a flag raised by no index: cannot happen */
+      status = kiln_error_set(KILN_ERROR_INTERNAL, "%s: the index check disagrees", what);
+  }
+  return status;
+}
+
 static kiln_status take(kiln_context *ctx, kiln_operand a_operand, kiln_operand indices, int axis,
                         kiln_index_mode mode, kiln_operand output, kiln_stream *stream,
                         move_state *st) {
@@ -103,26 +165,37 @@ static kiln_status take(kiln_context *ctx, kiln_operand a_operand, kiln_operand 
   if (extent == 0 && idx->size > 0)
     return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
                           "%s: cannot do a non-empty take from an empty axis", what);
-  if (mode == KILN_INDEX_RAISE)
-    KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, flat ? 0 : axis));
   KILN_RETURN_IF_ERROR(kiln_ix_output_begin(ctx, what, &output, da, ndim, shape, 0, &st->out));
+  take_check check;
+  kiln_status status = take_check_begin(ctx, stream, what, mode, &output, st, idx, extent,
+                                        flat ? 0 : axis, &check);
   kiln_ix_args args = {0};
   kiln_ix_arg_array(&args, st->out.work);
   kiln_ix_arg_array(&args, a);
   kiln_ix_arg_array(&args, idx);
-  if (outer == 1 && inner == 1) {
+  take_check_args(&args, &check, idx);
+  if (status == KILN_OK && outer == 1 && inner == 1) {
     kiln_ix_arg_int(&args, extent);
     kiln_ix_arg_int(&args, mode);
-    KILN_RETURN_IF_ERROR(move(ctx, stream, da, "kiln_take_flat", idx->size, &args));
-  } else {
+    /* one work-item per element (H200: 2.736-2.757 ms against 2.802-2.809
+     * with grid-stride trips, 1e8 random indices; docs/indexing.md) */
+    char defines[128];
+    kiln_ix_word_defines(da, defines, sizeof defines);
+    status = kiln_ix_launch_wide(ctx, stream, kiln_builtin_move, defines, "kiln_take_flat",
+                                 idx->size, &args);
+  } else if (status == KILN_OK) {
     kiln_ix_arg_int(&args, idx->size);
     kiln_ix_arg_int(&args, extent);
     kiln_ix_arg_int(&args, inner);
     kiln_ix_arg_int(&args, mode);
     kiln_ix_arg_int(&args, 0);
-    KILN_RETURN_IF_ERROR(move(ctx, stream, da, "kiln_take_axis",
-                              outer * idx->size * inner * kiln_ix_words(da), &args));
+    status = move(ctx, stream, da, "kiln_take_axis", outer * idx->size * inner * kiln_ix_words(da),
+                  &args);
   }
+  if (status == KILN_OK) status = take_check_end(ctx, stream, what, idx, extent, flat ? 0 : axis,
+                                                 &check);
+  kiln_array_release(check.bad);
+  KILN_RETURN_IF_ERROR(status);
   return kiln_ix_output_finish(ctx, stream, &st->out);
 }
 
@@ -159,24 +232,37 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
  *            access per position, as an unordered scatter.
  * Dense puts (positions at least an eighth of a's size) take PACKED where
  * it can run, else WINNERS; sparse ones CHECKED, whose cost does not grow
- * with a's size beyond the scratch fill. $KILN_PUT_FORM (checked, winners,
- * packed, auto; read at each call) fixes the form, for bench A/B runs and
- * tests (packed falls back to winners for 8- and 16-byte elements and
- * without a 64-bit atomic max). */
-typedef enum put_form { PUT_CHECKED = 0, PUT_WINNERS = 1, PUT_PACKED = 2, PUT_AUTO = 3 } put_form;
+ * with a's size beyond the scratch fill.
+ * MARKED (scatter_marked; only when forced, measured slower) first writes
+ * every value straight away and marks the targets in a bitmap; when no
+ * target was hit twice (distinct indices) that is the result. A repeat
+ * stops it early, and the claim form auto picks redoes the whole put. On
+ * an H200 its bitmap atomics cost more than the packed claim's fill and
+ * unpack (1e8 permutation: 7.31 ms against 6.82; docs/indexing.md).
+ * $KILN_PUT_FORM (checked, winners, packed, marked, auto; read at each
+ * call) fixes the form, for bench A/B runs and tests (packed falls back to
+ * winners for 8- and 16-byte elements and without a 64-bit atomic max). */
+typedef enum put_form {
+  PUT_CHECKED = 0,
+  PUT_WINNERS = 1,
+  PUT_PACKED = 2,
+  PUT_MARKED = 3,
+  PUT_AUTO = 4
+} put_form;
 
 static kiln_status env_put_form(put_form *form) {
-  static const char *const names[] = {"checked", "winners", "packed"};
+  static const char *const names[] = {"checked", "winners", "packed", "marked"};
   *form = PUT_AUTO;
   const char *v = getenv("KILN_PUT_FORM");
   if (!v || !*v || strcmp(v, "auto") == 0) return KILN_OK;
-  for (int f = 0; f < 3; f++)
+  for (int f = 0; f < 4; f++)
     if (strcmp(v, names[f]) == 0) {
       *form = (put_form)f;
       return KILN_OK;
     }
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                        "put: KILN_PUT_FORM=%s is none of checked, winners, packed, auto", v);
+                        "put: KILN_PUT_FORM=%s is none of checked, winners, packed, marked, auto",
+                        v);
 }
 
 /* The form of a scatter of n positions into a, before the check that the
@@ -184,7 +270,7 @@ static kiln_status env_put_form(put_form *form) {
 static put_form choose_form(const kiln_array *a, int64_t n, put_form forced) {
   int packable = kiln_ix_words(a->dtype) == 1 && kiln_dtype_size(a->dtype) <= 4;
   if (forced == PUT_PACKED && !packable) return PUT_WINNERS;
-  if (forced != PUT_AUTO) return forced;
+  if (forced != PUT_AUTO && forced != PUT_MARKED) return forced;
   if (n < a->size / 8) return PUT_CHECKED;
   return packable ? PUT_PACKED : PUT_WINNERS;
 }
@@ -225,6 +311,7 @@ static kiln_status packed_available(kiln_context *ctx, kiln_dtype dtype, const c
 typedef struct scatter_job {
   const kiln_array *a, *indices, *values;
   const char *claim, *write; /* the CHECKED form's entries; + "_packed" */
+  const char *marked;        /* the MARKED scatter's entry */
   int nparams;
   const int64_t *params;
   int64_t nvalues;
@@ -276,6 +363,47 @@ static kiln_status scatter_chunk(kiln_context *ctx, kiln_stream *stream, const s
   return move(ctx, stream, dtype, j->write, chunk, &write);
 }
 
+/* The marked scatter's work-items poll the repeat flag every 4th element
+ * (move.kl): sooner stops a put with repeats earlier, later costs less
+ * when there is none. */
+static int64_t marked_poll_mask(void) {
+  return 3;
+}
+
+/* The MARKED scatter of n positions (see above): *done when no target
+ * was hit twice (a holds NumPy's result), else a holds part of the values
+ * and the caller redoes the put with a claim. Waits for the stream: the
+ * flag is read on the host. */
+static kiln_status scatter_marked(kiln_context *ctx, kiln_stream *stream, const scatter_job *j,
+                                  int64_t n, int *done) {
+  *done = 0;
+  /* the bitmap, then the flag's copies from a 128-byte boundary (move.kl) */
+  int64_t words = (j->a->size + 31) / 32 / 32 * 32 + 32, size = words + 16 * 32;
+  kiln_array *marks = NULL, *flag = NULL;
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &size, &marks));
+  static const uint32_t zero = 0;
+  uint32_t collided = 1;
+  kiln_status status = kiln_ew_fill_on(marks, &zero, stream);
+  if (status == KILN_OK) {
+    kiln_ix_args args = {0};
+    kiln_ix_arg_array(&args, j->a);
+    kiln_ix_arg_array(&args, j->indices);
+    kiln_ix_arg_array(&args, j->values);
+    kiln_ix_arg_array(&args, marks);
+    kiln_ix_arg_int(&args, words);
+    kiln_ix_arg_int(&args, marked_poll_mask());
+    for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&args, j->params[p]);
+    status = move(ctx, stream, j->a->dtype, j->marked, n, &args);
+  }
+  if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
+  if (status == KILN_OK) status = kiln_array_index(marks, 0, words, &flag);
+  if (status == KILN_OK) status = kiln_array_to_host(flag, &collided, NULL);
+  kiln_array_release(flag);
+  kiln_array_release(marks);
+  *done = status == KILN_OK && collided == 0;
+  return status;
+}
+
 /* Scatters n source positions into a with move.kl's `write` entry
  * (a, indices, values, winner, claimed, params..., first), keeping
  * NumPy's last value where targets repeat, chunk by chunk in order (a later
@@ -298,6 +426,11 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter
     kiln_ix_arg_int(&args, 0);
     return move(ctx, stream, a->dtype, j->write, n, &args);
   }
+  if (forced == PUT_MARKED) {
+    int done = 0;
+    KILN_RETURN_IF_ERROR(scatter_marked(ctx, stream, j, n, &done));
+    if (done) return KILN_OK;
+  }
   put_form form = choose_form(a, n, forced);
   if (form == PUT_PACKED) {
     char entry[64];
@@ -319,21 +452,41 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter
   return status;
 }
 
+/* The scatter job of a flat put (params: its parameters' storage). */
+static scatter_job flat_job(const kiln_array *a, const kiln_array *indices,
+                            const kiln_array *values, kiln_index_mode mode, int64_t params[3]) {
+  params[0] = a->size;
+  params[1] = values->size;
+  params[2] = mode;
+  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat",
+                     "kiln_put_flat_marked", 3, params, values->size};
+  return job;
+}
+
 kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
                              const kiln_array *indices, const kiln_array *values,
                              kiln_index_mode mode, int unique) {
-  const int64_t params[3] = {a->size, values->size, mode};
-  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat", 3, params,
-                     values->size};
+  int64_t params[3];
+  scatter_job job = flat_job(a, indices, values, mode, params);
   /* one value: a repeated target gets the same value whichever write wins */
   return scatter(ctx, stream, &job, indices->size,
                  unique || indices->size == 1 || values->size == 1);
+}
+
+kiln_status kiln_ix_put_flat_marked(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
+                                    const kiln_array *indices, const kiln_array *values,
+                                    kiln_index_mode mode, int *done) {
+  int64_t params[3];
+  scatter_job job = flat_job(a, indices, values, mode, params);
+  return scatter_marked(ctx, stream, &job, indices->size, done);
 }
 
 static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand indices,
                        kiln_operand values, kiln_index_mode mode, kiln_stream *stream,
                        move_state *st) {
   const char *what = "put";
+  int any_wins = ((int)mode & KILN_INDEX_ANY_WINS) != 0;
+  mode = (kiln_index_mode)((int)mode & ~KILN_INDEX_ANY_WINS);
   KILN_RETURN_IF_ERROR(check_mode(what, mode));
   const kiln_array *idx = NULL, *v = NULL;
   KILN_RETURN_IF_ERROR(kiln_ix_inout_begin(ctx, what, &a_operand, stream, &st->io));
@@ -347,7 +500,8 @@ static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand i
                           "%s: cannot replace elements of an empty array", what);
   if (mode == KILN_INDEX_RAISE)
     KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, a->size, 0));
-  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode, 0));
+  /* any one value may win: the plain scatter, as for distinct targets */
+  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode, any_wins));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
 
@@ -423,19 +577,25 @@ static kiln_status take_along(kiln_context *ctx, kiln_operand a_operand, kiln_op
   KILN_RETURN_IF_ERROR(
       broadcast_contiguous(idx, a->ndim, shape, KILN_INT64, stream, &idx, &st->owned[3]));
   int64_t extent = a->shape[axis];
-  KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis));
   KILN_RETURN_IF_ERROR(kiln_ix_output_begin(ctx, what, &output, da, a->ndim, shape, 0, &st->out));
+  take_check check;
+  kiln_status status = take_check_begin(ctx, stream, what, KILN_INDEX_RAISE, &output, st, idx,
+                                        extent, axis, &check);
   kiln_ix_args args = {0};
   kiln_ix_arg_array(&args, st->out.work);
   kiln_ix_arg_array(&args, a);
   kiln_ix_arg_array(&args, idx);
+  take_check_args(&args, &check, idx);
   kiln_ix_arg_int(&args, shape[axis]);
   kiln_ix_arg_int(&args, extent);
   kiln_ix_arg_int(&args, product(axis + 1, a->ndim, shape));
   kiln_ix_arg_int(&args, KILN_INDEX_RAISE);
   kiln_ix_arg_int(&args, 1);
-  KILN_RETURN_IF_ERROR(
-      move(ctx, stream, da, "kiln_take_axis", idx->size * kiln_ix_words(da), &args));
+  if (status == KILN_OK)
+    status = move(ctx, stream, da, "kiln_take_axis", idx->size * kiln_ix_words(da), &args);
+  if (status == KILN_OK) status = take_check_end(ctx, stream, what, idx, extent, axis, &check);
+  kiln_array_release(check.bad);
+  KILN_RETURN_IF_ERROR(status);
   return kiln_ix_output_finish(ctx, stream, &st->out);
 }
 
@@ -475,7 +635,8 @@ static kiln_status put_along(kiln_context *ctx, kiln_operand a_operand, kiln_ope
   KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis));
   const int64_t params[4] = {shape[axis], extent, product(axis + 1, a->ndim, shape),
                              KILN_INDEX_RAISE};
-  scatter_job job = {a, idx, v, "kiln_put_along_claim", "kiln_put_along", 4, params, idx->size};
+  scatter_job job = {a, idx, v, "kiln_put_along_claim", "kiln_put_along", "kiln_put_along_marked",
+                     4, params, idx->size};
   KILN_RETURN_IF_ERROR(scatter(ctx, stream, &job, idx->size, idx->size == 1));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }

@@ -35,6 +35,13 @@ typedef enum kiln_index_mode {
   KILN_INDEX_CLIP = 2   /* clamped to [0, n - 1]; negative indices clip to 0 */
 } kiln_index_mode;
 
+/* OR'd into kiln_put's mode (KILN_INDEX_WRAP | KILN_INDEX_ANY_WINS): where
+ * a target repeats, any one of its values wins, as CuPy's put and
+ * thrust::scatter, instead of NumPy's last; the put is then one plain
+ * scatter with no claim (docs/indexing.md). Every target still holds one
+ * of the values aimed at it. kiln_take rejects it. */
+#define KILN_INDEX_ANY_WINS 0x100
+
 /* `axis` of kiln_take meaning NumPy's axis=None: the array flattened. */
 #define KILN_AXIS_FLAT (-1000)
 
@@ -42,9 +49,11 @@ typedef enum kiln_index_mode {
  * along `axis` (-ndim..ndim-1, or KILN_AXIS_FLAT for a flattened), into
  * `output` of shape a.shape[:axis] + indices.shape + a.shape[axis+1:]
  * (flat: indices.shape) and a's dtype (or one it casts to same_kind).
- * Errors: INVALID_ARGUMENT (axis, index dtype, output shape or dtype, a
- * non-empty take from an empty axis), OUT_OF_RANGE (mode RAISE: "take:
- * index 9 is out of bounds for axis 0 with size 5"). */
+ * Mode RAISE waits for `stream` once (the index check is read on the
+ * host), leaving the output alone on an error. Errors: INVALID_ARGUMENT
+ * (axis, index dtype, output shape or dtype, a non-empty take from an
+ * empty axis), OUT_OF_RANGE (mode RAISE: "take: index 9 is out of bounds
+ * for axis 0 with size 5"). */
 KILN_API kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, int axis,
                                kiln_index_mode mode, kiln_operand output, kiln_stream *stream);
 
@@ -53,8 +62,8 @@ KILN_API kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand i
  * than indices. `a`: a device array or writable host memory, changed in
  * place. Where a target repeats (an index twice, or several clipped or
  * wrapped onto one), the last value in index order wins, as NumPy, on
- * every device. An empty values with indices
- * is an error. Errors: INVALID_ARGUMENT (a not writable, dtypes, empty
+ * every device (with KILN_INDEX_ANY_WINS in mode: any one of them, in
+ * less time). An empty values with indices is an error. Errors: INVALID_ARGUMENT (a not writable, dtypes, empty
  * values), OUT_OF_RANGE (mode RAISE, naming the index). */
 KILN_API kiln_status kiln_put(kiln_context *ctx, kiln_operand a, kiln_operand indices,
                               kiln_operand values, kiln_index_mode mode, kiln_stream *stream);

@@ -849,16 +849,17 @@ static kiln_status scenario_search(kiln_context *ctx, int *correct) {
 /* kiln_unique with counts of N int32 (more than a sort tile: the keys
  * alone, the run flags, the count and both compactions), and kiln_put of N
  * values onto 97 targets, float32 (the packed claim) and float64 (the
- * winners pass), each checked on the host. */
+ * winners pass), and onto a permutation, each checked on the host. */
 static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
   int64_t n = N, count = 0;
   static int32_t ints[N], values[N];
-  static int64_t counts[N], idx[N];
-  static float a32[N];
+  static int64_t counts[N], idx[N], perm[N];
+  static float a32[N], p32[N];
   static double a64[N], v64[N];
   for (int i = 0; i < N; i++) {
     ints[i] = (int32_t)(host_x[i] * 4);
     idx[i] = (i * 7) % 97;
+    perm[i] = (i * 7) % N;
     a32[i] = host_y[i];
     a64[i] = host_y[i];
     v64[i] = host_x[i];
@@ -875,8 +876,13 @@ static kiln_status scenario_unique_put(kiln_context *ctx, int *correct) {
   if (s == KILN_OK)
     s = kiln_put(ctx, kiln_operand_host_output(a64, KILN_FLOAT64, 1, &n, NULL), targets,
                  kiln_operand_host(v64, KILN_FLOAT64, 1, &n, NULL), KILN_INDEX_RAISE, NULL);
+  if (s == KILN_OK) /* distinct targets */
+    s = kiln_put(ctx, kiln_operand_host_output(p32, KILN_FLOAT32, 1, &n, NULL),
+                 kiln_operand_host(perm, KILN_INT64, 1, &n, NULL),
+                 kiln_operand_host(host_x, KILN_FLOAT32, 1, &n, NULL), KILN_INDEX_WRAP, NULL);
   if (s == KILN_OK) {
     int ok = count > 0;
+    for (int i = 0; i < N; i++) ok = ok && p32[perm[i]] == host_x[i];
     int64_t total = 0;
     for (int64_t u = 0; ok && u < count; u++) {
       int64_t c = 0;
