@@ -500,8 +500,12 @@ static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand i
                           "%s: cannot replace elements of an empty array", what);
   if (mode == KILN_INDEX_RAISE)
     KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, a->size, 0));
-  /* any one value may win: the plain scatter, as for distinct targets */
-  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode, any_wins));
+  /* any one value may win: the plain scatter, as for distinct targets, where
+   * an element moves as one word; two racing writes of a two-word element
+   * (complex128) could leave half of each (seen on the H200), so it keeps
+   * the claim */
+  int plain = any_wins && kiln_ix_words(a->dtype) == 1;
+  KILN_RETURN_IF_ERROR(kiln_ix_put_flat(ctx, stream, a, idx, v, mode, plain));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
 

@@ -38,8 +38,10 @@ typedef enum kiln_index_mode {
 /* OR'd into kiln_put's mode (KILN_INDEX_WRAP | KILN_INDEX_ANY_WINS): where
  * a target repeats, any one of its values wins, as CuPy's put and
  * thrust::scatter, instead of NumPy's last; the put is then one plain
- * scatter with no claim (docs/indexing.md). Every target still holds one
- * of the values aimed at it. kiln_take rejects it. */
+ * scatter with no claim (docs/indexing.md), except for 16-byte elements,
+ * which keep the claim so that no element mixes halves of two values.
+ * Every target still holds one of the values aimed at it. kiln_take
+ * rejects it. */
 #define KILN_INDEX_ANY_WINS 0x100
 
 /* `axis` of kiln_take meaning NumPy's axis=None: the array flattened. */
