@@ -6,7 +6,8 @@
  * 1-D views with steps 2 and -1; every dtype the scan takes against a
  * host reference; compaction and nonzero/argwhere (1-D to 3-D, transposed
  * views, complex) on both paths; the internal prefix sum
- * (kiln_scan_add_line); KILN_SCAN, kiln_scan_describe and bad input. */
+ * (kiln_scan_add_line); KILN_SCAN, kiln_scan_describe and bad input;
+ * the decoupled fallback forced (tiles in reverse, so that it runs). */
 #include "core/codegen/scan_line.h"
 #include "core/runtime/device_order.h"
 #include "core/sort/sort_internal.h"
@@ -618,6 +619,83 @@ static void test_group_lookback(kiln_context *ctx) {
   kiln_scan_force_group_lookback(0);
 }
 
+/* The lean form of the fallback's check on a CPU device (each kernel a
+ * cold PoCL compile in CI): float32 sums (one status word) and float64
+ * products (two), bits against the host emulation, and compaction with
+ * int32 counts, at the sizes above. */
+static void fallback_bits(kiln_context *ctx) {
+  for (size_t t = 0; t < NSIZES; t++) {
+    int64_t n = sizes[t];
+    float *x = malloc((size_t)n * 4), *want = malloc((size_t)n * 4), *got = malloc((size_t)n * 4);
+    double *xd = malloc((size_t)n * 8), *wantd = malloc((size_t)n * 8), *gotd = malloc((size_t)n * 8);
+    uint8_t *mask = malloc((size_t)n);
+    harness_fill_random(x, KILN_FLOAT32, n, -1, 1);
+    harness_fill_random(xd, KILN_FLOAT64, n, 0.9999, 1.0001);
+    line_sum_f32(x, 1, n, want);
+    CHECK_OK(scan_host(ctx, "add", x, KILN_FLOAT32, n, got, KILN_FLOAT32, 0, paths[0]));
+    CHECK_MSG(differing(got, want, n, 4) == 0, "fallback: float32 cumsum of %lld differs",
+              (long long)n);
+    line_prod_f64(xd, 1, n, wantd);
+    CHECK_OK(scan_host(ctx, "multiply", xd, KILN_FLOAT64, n, gotd, KILN_FLOAT64, 0, paths[0]));
+    CHECK_MSG(differing(gotd, wantd, n, 8) == 0, "fallback: float64 cumprod of %lld differs",
+              (long long)n);
+    int64_t count = -1, room = n, kept = 0, bad = 0;
+    for (int64_t i = 0; i < n; i++) kept += mask[i] = x[i] > 0;
+    kiln_scan_force_path(paths[0]);
+    CHECK_OK(kiln_compact(ctx, kiln_operand_host(x, KILN_FLOAT32, 1, &n, NULL),
+                          kiln_operand_host(mask, KILN_BOOL, 1, &n, NULL),
+                          kiln_operand_host_output(got, KILN_FLOAT32, 1, &room, NULL), &count, NULL));
+    kiln_scan_force_path(KILN_SCAN_PATH_AUTO);
+    for (int64_t i = 0, k = 0; i < n && k < count; i++)
+      if (mask[i]) bad += memcmp(&got[k++], &x[i], 4) != 0;
+    CHECK_MSG(count == kept && bad == 0, "fallback: compaction of %lld: count %lld of %lld, %lld "
+              "wrong", (long long)n, (long long)count, (long long)kept, (long long)bad);
+    free(x);
+    free(want);
+    free(got);
+    free(xd);
+    free(wantd);
+    free(gotd);
+    free(mask);
+  }
+}
+
+/* The decoupled fallback (tile t = work-group t; a tile whose predecessor
+ * published nothing after a bounded spin reduces it itself, same fold
+ * order), forced with tiles in reverse order (tile t = work-group
+ * ntiles - 1 - t): a tile then nearly always starts before its
+ * predecessors, so the aggregates it folds are the fallback's (PoCL: the
+ * fallback reduced 12 of 13 tiles at 100003 elements, KILN_LOG=debug), and
+ * a device that runs work-groups in order on fewer threads than tiles
+ * would never finish without it. A CPU device: fallback_bits, spin bound
+ * 0. GPUs: the bits and compaction cases of every dtype pair above and
+ * strided views, spin bounds 0 and 1 and tiles in order too, and the
+ * work-group's form of the look-back. */
+static void test_fallback(kiln_context *ctx) {
+  kiln_device_info info;
+  REQUIRE_OK(kiln_context_device_info(ctx, &info));
+  if (info.type != KILN_DEVICE_GPU) {
+    kiln_scan_force_fallback(0, 1);
+    fallback_bits(ctx);
+    kiln_scan_force_fallback(-1, 0);
+    return;
+  }
+  static const int forms[3][2] = {{0, 1}, {1, 1}, {0, 0}}; /* spins, reverse */
+  for (int f = 0; f < 3; f++) {
+    kiln_scan_force_fallback(forms[f][0], forms[f][1]);
+    test_paths_bits(ctx);
+    test_compact_paths(ctx);
+    if (f == 0) {
+      test_strided_views(ctx);
+      kiln_scan_force_group_lookback(1);
+      test_paths_bits(ctx);
+      test_compact_paths(ctx);
+      kiln_scan_force_group_lookback(0);
+    }
+  }
+  kiln_scan_force_fallback(-1, 0);
+}
+
 static const harness_test tests[] = {{"path_choice", test_path_choice},
                                      {"paths_bits", test_paths_bits},
                                      {"strided_views", test_strided_views},
@@ -628,6 +706,7 @@ static const harness_test tests[] = {{"path_choice", test_path_choice},
                                      {"bad_input", test_bad_input},
                                      {"large_paths", test_large_paths},
                                      {"group_lookback", test_group_lookback},
+                                     {"fallback", test_fallback},
                                      {0}};
 
 int main(int argc, char **argv) { return harness_main(argc, argv, tests); }

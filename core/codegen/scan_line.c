@@ -11,7 +11,11 @@
 
 #define WINDOW KILN_SCAN_LANES    /* tiles one look-back step reads at once */
 #define CHUNK 16                  /* statuses one lane checks in a look-back step */
-#define STATE_HEAD 16             /* uint32 before the status words: the tile counter */
+#define STR_(v) #v
+#define STR(v) STR_(v)            /* a macro's value as a string literal */
+#define FALLBACK_SPINS 64         /* the fallback's default spin bound (KILN_SCAN_EXPERIMENT_FALLBACK) */
+#define STATE_HEAD 16             /* uint32 before the status words: the tile counter,
+                                   * then the decoupled fallback's count (debug log) */
 /* Tiles ahead whose input a tile of the look-back pass fetches into L2
  * (prefetch_source). H200, 1e8 float32 cumsum, one run: 0.262 ms with 192
  * against 0.288 and 0.298 with none (copy 0.198); 512: 0.279; 1024: 0.333
@@ -89,6 +93,15 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
 
 static atomic_int group_lookback;
 
+/* the tests' decoupled fallback: 0 off, else its spin bound + 1; and
+ * whether tiles go to work-groups in reverse */
+static atomic_int forced_fallback, forced_reverse;
+
+void kiln_scan_force_fallback(int spins, int reverse) {
+  atomic_store(&forced_fallback, spins < 0 ? 0 : spins + 1);
+  atomic_store(&forced_reverse, spins >= 0 && reverse);
+}
+
 void kiln_scan_force_group_lookback(int on) { atomic_store(&group_lookback, on); }
 
 /* ---- the tile shape ---------------------------------------------------------------- */
@@ -126,6 +139,15 @@ typedef struct line_request {
   int guess; /* look-back pass: the L2 prefetch issued before the
               * counter's id is back, for the work-group's id + prefetch
               * (the tile it probably gets) rather than after the loads */
+  int fallback; /* look-back pass: the decoupled fallback (Smith, Levien,
+                 * Owens 2025): a tile whose predecessor stays empty for
+                 * `spins` rereads reduces that tile itself and publishes
+                 * it, so no tile waits on a work-group that never runs */
+  int spins;
+  int reverse; /* with fallback, tests only: tile t is work-group
+                * ntiles - 1 - t, so that (work-groups starting about in
+                * order) tiles find their predecessors empty and the
+                * fallback runs for nearly every one */
   int prefetch; /* look-back pass, unit strides: the input of the tile this
                  * many tiles ahead is fetched into L2 (where the prelude
                  * has KILN_PREFETCH_L2), 0: none */
@@ -302,13 +324,42 @@ static void append_access(kiln_strbuf *b, const char *text, const lookback_acces
  * once (past WINDOW tiles back, from the words again, 32 at a time): the
  * order of the work-group's form, hence the same bits (H200, 1e8 float32:
  * 0.279 ms against 0.296). Opens the #if that the caller closes. */
-static void warp_lookback_source(const char *acc, const lookback_access *x, kiln_strbuf *b) {
+static void warp_lookback_source(const line_request *r, const char *acc, const char *fb,
+                                 const lookback_access *x, kiln_strbuf *b) {
+  char fallback[1200] = "";
+  if (r->fallback) {
+    /* the nearest empty tile wm, reread `spins` times: the warp reduces it
+     * (each lane the subtree of LANES / 32 lane totals, lane 0 the 32
+     * subtrees: the balanced tree, i.e. the Kogge-Stone's last value),
+     * lane 0 publishes it and rereads it first in the next round (its own
+     * store: seen) */
+    int per = KILN_SCAN_LANES / 32;
+    snprintf(fallback, sizeof fallback,
+             "          if (hi - 1 == wm) spin++;\n"
+             "          else { wm = hi - 1; spin = 0; }\n"
+             "          if (spin >= %d) {\n"
+             "            lanes[%s + lid] = kiln_scan_fallback_lanes(p, op, pr, wm * (int64_t)%d, lid * %d, %d);\n"
+             "            kiln_barrier32();\n"
+             "            if (lid == 0) {\n"
+             "              for (int sd = 1; sd < 32; sd <<= 1)\n"
+             "                for (int i = 0; i + sd < 32; i += 2 * sd)\n"
+             "                  lanes[%s + i] = kiln_rt_combine(lanes[%s + i], lanes[%s + i + sd]);\n"
+             "              kiln_scan_fallback_publish(aw, iw, wm, lanes[%s]);\n"
+             "              kiln_atomic_add_u32(st + ost + 1, 1u);\n"
+             "            }\n"
+             "            kiln_barrier32();\n"
+             "            wm = -1;\n"
+             "          }\n",
+             r->spins, fb, KILN_SCAN_LANES * r->items, per, per, fb, fb, fb, fb);
+  }
   kiln_strbuf_appendf(
       b,
       "#if defined(KILN_LANE_BALLOT)\n"
       "  if (t > 0) {\n"
       "    if (lid < 32) {\n"
-      "      int64_t hi = t, j = -1;\n"
+      "      int64_t hi = t, j = -1, wm = -1;\n"
+      "      int spin = 0;\n"
+      "      (void)wm; (void)spin;\n"
       "      while (j < 0) {\n"
       "        int64_t m = hi - 1 - lid;\n"
       "        uint32_t f = 2u;\n"
@@ -320,9 +371,10 @@ static void warp_lookback_source(const char *acc, const lookback_access *x, kiln
       "        uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
       /* the lanes before the nearest inclusive prefix (all where none) */
       "        uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
-      "        if (mz & before)\n"
+      "        if (mz & before) {\n"
       "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
-      "        else if (mi)\n"
+      "%s"
+      "        } else if (mi)\n"
       "          j = hi - 1 - (int64_t)kiln_popcount_u32(before);\n"
       "        else\n"
       "          hi -= 32;\n"
@@ -361,13 +413,37 @@ static void warp_lookback_source(const char *acc, const lookback_access *x, kiln
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      x->load, x->status, WINDOW, x->vinc, x->vagg, acc, WINDOW, acc, acc, x->finish);
+      x->load, x->status, WINDOW, x->vinc, x->vagg, fallback, acc, WINDOW, acc, acc, x->finish);
 }
 
+/* Lane 0's wait until tile `m` (an expression without parentheses) has
+ * published something: a spin, or with the fallback at most r->spins
+ * rereads before lane 0 reduces the tile alone and publishes it (its own
+ * store ends the loop). */
+static void wait_source(const line_request *r, const char *m, kiln_strbuf *b) {
+  if (!r->fallback) {
+    kiln_strbuf_appendf(b, "while (FLAG(%s) == 0u) {}", m);
+    return;
+  }
+  kiln_strbuf_appendf(b,
+                      "{ int64_t wm = %s; int spin = 0;\n"
+                      "        while (FLAG(wm) == 0u)\n"
+                      "          if (spin++ >= %d) {\n"
+                      "            kiln_scan_fallback_publish(aw, iw, wm,\n"
+                      "                kiln_scan_fallback_lanes(p, op, pr, wm * (int64_t)%d, 0, %d));\n"
+                      "            kiln_atomic_add_u32(st + ost + 1, 1u);\n"
+                      "          } }",
+                      m, r->spins, KILN_SCAN_LANES * r->items, KILN_SCAN_LANES);
+}
+
+/* fb: where 32 acc values of lanes[] are free (the fallback's scratch) */
 static void lookback_source(const line_request *r, const char *acc, const char *total,
-                            kiln_strbuf *b) {
+                            const char *fb, kiln_strbuf *b) {
   lookback_access x;
   lookback_access_of(r, total, &x);
+  kiln_strbuf first = {0}, later = {0};
+  wait_source(r, "t - 1", &first);
+  wait_source(r, "hi - 1 - i", &later);
   kiln_strbuf text = {0};
   kiln_strbuf_appendf(&text,
                       "%s"
@@ -376,7 +452,7 @@ static void lookback_source(const line_request *r, const char *acc, const char *
                       "  }\n",
                       x.decl, x.publish);
   if (r->warp) {
-    warp_lookback_source(acc, &x, &text);
+    warp_lookback_source(r, acc, fb, &x, &text);
     kiln_strbuf_append(&text, "#else\n");
   }
   kiln_strbuf_appendf(
@@ -384,7 +460,7 @@ static void lookback_source(const line_request *r, const char *acc, const char *
       "  if (t > 0) {\n"
       "    int nw = ls < %d ? ls : %d, nc = (nw + %d) / %d;\n"
       "    if (lid == 0) {\n"
-      "      while (FLAG(t - 1) == 0u) {}\n"
+      "      %s\n"
       "      cursor[0] = t;\n"
       "      cursor[1] = -1;\n"
       "    }\n"
@@ -410,7 +486,7 @@ static void lookback_source(const line_request *r, const char *acc, const char *
       "        if (i < nw && seenf[i] == 2u) {\n"
       "          cursor[1] = hi - 1 - i;\n"
       "        } else {\n"
-      "          if (i < nw) while (FLAG(hi - 1 - i) == 0u) {}\n"
+      "          if (i < nw) %s\n"
       "          cursor[0] = hi - i;\n"
       "        }\n"
       "      }\n"
@@ -454,11 +530,16 @@ static void lookback_source(const line_request *r, const char *acc, const char *
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      WINDOW, WINDOW, CHUNK - 1, CHUNK, CHUNK, CHUNK, CHUNK, CHUNK, acc, acc, acc, x.finish);
+      WINDOW, WINDOW, CHUNK - 1, CHUNK, kiln_strbuf_text(&first), CHUNK, CHUNK, CHUNK, CHUNK,
+      kiln_strbuf_text(&later), acc, acc, acc, x.finish);
   if (r->warp) kiln_strbuf_append(&text, "#endif\n");
   append_access(b, kiln_strbuf_text(&text), &x);
-  if (kiln_strbuf_status(&text) != KILN_OK) kiln_strbuf_append(b, "#error out of memory\n");
+  if (kiln_strbuf_status(&text) != KILN_OK || kiln_strbuf_status(&first) != KILN_OK ||
+      kiln_strbuf_status(&later) != KILN_OK)
+    kiln_strbuf_append(b, "#error out of memory\n");
   kiln_strbuf_free(&text);
+  kiln_strbuf_free(&first);
+  kiln_strbuf_free(&later);
 }
 
 /* The expressions the tile's body is made of. */
@@ -635,15 +716,15 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
   if (r->mode == MODE_LOOKBACK && full && early_fits(r)) {
     /* the aggregate published before the lane scan, the look-back next */
     early_total_source(acc, b);
-    lookback_source(r, acc, "early", b);
+    lookback_source(r, acc, "early", "" STR(KILN_SCAN_LANES), b);
     lane_scan_source(acc, b);
     kiln_strbuf_append(b, "  (void)total;\n#else\n");
     lane_scan_source(acc, b);
-    lookback_source(r, acc, "total", b);
+    lookback_source(r, acc, "total", "(src ^ " STR(KILN_SCAN_LANES) ")", b);
     kiln_strbuf_append(b, "#endif\n");
   } else if (r->mode == MODE_LOOKBACK) {
     lane_scan_source(acc, b);
-    lookback_source(r, acc, "total", b);
+    lookback_source(r, acc, "total", "(src ^ " STR(KILN_SCAN_LANES) ")", b);
   } else {
     lane_scan_source(acc, b);
     kiln_strbuf_append(b,
@@ -721,6 +802,60 @@ static void line_parts_of(const line_request *r, line_parts *x) {
   }
 }
 
+/* The decoupled fallback's helpers (r->fallback): kiln_scan_fallback_lanes
+ * (the balanced tree of lane totals l0 .. l0 + count - 1 of the full tile
+ * at k0, count a power of two, lane l0 a multiple of it; each total the
+ * lane's left fold of its r->items elements, read from global memory by
+ * the same load expression as the tile's own: a subtree of the tile's
+ * Kogge-Stone, whose last value over 2^k lanes is that tree, hence the
+ * same bits as the tile's aggregate when one work-item does all its lanes)
+ * and kiln_scan_fallback_publish (an aggregate in tile m's aggregate words,
+ * tile 0's in its inclusive ones, as the tile publishes it itself). Only
+ * full tiles are ever reduced so: the line's last tile, the only partial
+ * one, precedes none. A plain store suffices where the paper takes a
+ * compare-and-swap: the aggregate and inclusive words are apart, and
+ * every writer of a word writes the same bits, so a word goes from 0 to
+ * its one value whoever writes it first. */
+static void fallback_helpers(const line_request *r, kiln_strbuf *b) {
+  line_parts x;
+  line_parts_of(r, &x);
+  int w = lookback_words(r->acc);
+  kiln_strbuf_appendf(b,
+                      "KILN_DEVICE %s kiln_scan_fallback_lanes(KILN_GLOBAL const %s *p, int64_t op,\n"
+                      "    int64_t pr, int64_t k0, int l0, int count) {\n"
+                      "  %s tree[16];\n"
+                      "  int sp = 0;\n"
+                      /* rolled loops: unrolled, the look-back's rare path
+                       * took the kernel from 32 registers to 56 (ptxas,
+                       * sm_90), 4 a loop 39; rolled, 32 and a stack frame
+                       * of 64 bytes that only this path touches. A lane's
+                       * elements share cache lines: after the first load,
+                       * L1 hits. */
+                      "#pragma unroll 1\n"
+                      "  for (int c = 0; c < count; c++) {\n"
+                      "    int j = (l0 + c) * %d;\n"
+                      "    %s s = %s;\n"
+                      "#pragma unroll 1\n"
+                      "    for (int i = 1; i < %d; i++) {\n"
+                      "      j = (l0 + c) * %d + i;\n"
+                      "      s = kiln_rt_combine(s, %s);\n"
+                      "    }\n"
+                      /* a subtree is complete once as many leaves as c + 1
+                       * has trailing zero bits have joined it */
+                      "    for (int k = c + 1; (k & 1) == 0; k >>= 1) s = kiln_rt_combine(tree[--sp], s);\n"
+                      "    tree[sp++] = s;\n"
+                      "  }\n"
+                      "  return tree[0];\n"
+                      "}\n"
+                      "KILN_DEVICE void kiln_scan_fallback_publish(KILN_GLOBAL volatile uint64_t *aw,\n"
+                      "    KILN_GLOBAL volatile uint64_t *iw, int64_t m, %s v) {\n"
+                      "  if (m == 0) kiln_scan_publish(iw, 2, v);\n"
+                      "  else kiln_scan_publish(aw + %d * m, 1, v);\n"
+                      "}\n",
+                      x.acc, kiln_dtype_kernel_type(r->in), x.acc, r->items, x.acc, x.load, r->items,
+                      r->items, x.load, x.acc, w);
+}
+
 static void line_source(const line_request *r, kiln_strbuf *b) {
   const kiln_scan_line_job *job = r->job;
   int kind = job->kind;
@@ -773,6 +908,9 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                        "  if (lid == 0) cursor[3] = (int64_t)kiln_atomic_add_u32(st + ost, 1u);\n"
                        "  kiln_barrier();\n"
                        "  int64_t t = cursor[3];\n");
+  else if (r->mode == MODE_LOOKBACK && r->fallback && r->reverse)
+    kiln_strbuf_appendf(b, "  int64_t t = (n + %d) / %d - 1 - (int64_t)kiln_group_id(0);\n",
+                        KILN_SCAN_LANES * r->items - 1, KILN_SCAN_LANES * r->items);
   else
     kiln_strbuf_append(b, "  int64_t t = kiln_group_id(0);\n");
   kiln_strbuf_appendf(b,
@@ -803,6 +941,7 @@ static kiln_status line_generate(void *data, kiln_strbuf *b) {
   kiln_strbuf_appendf(b, "/* single-pass scan '%s': %s */\n", s->name, modes[r->mode]);
   kiln_rt_append_helpers(s, b);
   if (r->mode == MODE_LOOKBACK) lookback_helpers(r->acc, b);
+  if (r->mode == MODE_LOOKBACK && r->fallback) fallback_helpers(r, b);
   if (r->mode == MODE_FOLD)
     fold_source(r, b);
   else
@@ -841,10 +980,12 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   const kiln_rt_spec *s = job->spec;
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
+  int lookback = r->mode == MODE_LOOKBACK; /* the fallback changes that pass alone */
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
                       r->mode, (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim,
                       (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early,
-                      r->group_order, r->guess);
+                      r->group_order, r->guess, lookback ? r->fallback * (1 + r->reverse) : 0,
+                      lookback && r->fallback ? r->spins : 0);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
     kiln_strbuf_appendf(&key, "|%zu:", parts[i] ? strlen(parts[i]) : (size_t)0);
@@ -957,6 +1098,25 @@ static kiln_status launch_fold(kiln_context *ctx, kiln_stream *stream, line_requ
   return kiln_program_launch(ctx, program, stream, &grid, l.n, l.args);
 }
 
+/* The debug log's count of the tiles that the decoupled fallback reduced
+ * (the state's second word): a measurement aid, it waits for the scan. */
+static kiln_status log_fallbacks(kiln_context *ctx, kiln_stream *stream, const kiln_array *pool,
+                                 int64_t ntiles) {
+  kiln_array word;
+  kiln_rt_subview(pool, 0, 1, 4, 1, &word);
+  word.offset += KILN_RT_SCRATCH_HEAD + 4;
+  word.shape[0] = 4;
+  uint8_t bytes[4] = {0};
+  kiln_status status = stream ? kiln_stream_synchronize(ctx, stream) : KILN_OK;
+  if (status == KILN_OK) status = kiln_array_to_host(&word, bytes, NULL);
+  uint32_t count;
+  memcpy(&count, bytes, 4);
+  if (status == KILN_OK)
+    kiln_log(KILN_LOG_DEBUG, "scan: the decoupled fallback reduced %u of %lld tiles", count,
+             (long long)ntiles);
+  return status;
+}
+
 static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request *r,
                             line_plan *plan, kiln_scan_path path, kiln_rt_scratch *scratch) {
   uint64_t item = kiln_dtype_size(r->acc);
@@ -982,6 +1142,8 @@ static kiln_status run_line(kiln_context *ctx, kiln_stream *stream, line_request
     status = kiln_ew_fill_on(&flags, &zero, stream);
     r->mode = MODE_LOOKBACK;
     if (status == KILN_OK) status = launch_tiles(ctx, stream, r, plan);
+    if (status == KILN_OK && r->fallback && kiln_log_enabled(KILN_LOG_DEBUG))
+      status = log_fallbacks(ctx, stream, pool, plan->ntiles);
   } else {
     r->mode = MODE_AGGREGATE;
     status = launch_tiles(ctx, stream, r, plan);
@@ -1044,6 +1206,18 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   r.group_order = order ? atoi(order) : 0;
   const char *guess = getenv("KILN_SCAN_EXPERIMENT_GUESS"); /* bench A/B only */
   r.guess = guess ? atoi(guess) : 0;
+  /* the decoupled fallback, with tile t = work-group t (then no tile
+   * needs work-groups to start in order): the tests' switch, else
+   * KILN_SCAN_EXPERIMENT_FALLBACK=1 (bench A/B only) with
+   * KILN_SCAN_EXPERIMENT_FALLBACK_SPINS rereads (default FALLBACK_SPINS) */
+  const char *fallback = getenv("KILN_SCAN_EXPERIMENT_FALLBACK");
+  const char *spins = getenv("KILN_SCAN_EXPERIMENT_FALLBACK_SPINS");
+  int forced = atomic_load(&forced_fallback);
+  r.fallback = forced || (fallback && atoi(fallback));
+  r.spins = forced ? forced - 1 : spins ? atoi(spins) : FALLBACK_SPINS;
+  if (r.spins < 0) r.spins = 0;
+  r.reverse = forced && atomic_load(&forced_reverse);
+  if (r.fallback) r.group_order = 1;
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;

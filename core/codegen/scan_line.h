@@ -90,6 +90,16 @@ void kiln_scan_force_wide_counts(int wide);
  * and PoCL take), so that GPUs with ballots test it too. */
 void kiln_scan_force_group_lookback(int on);
 
+/* Tests only: the look-back takes tile t as work-group t with the
+ * decoupled fallback (a tile whose predecessor published nothing after
+ * `spins` rereads reduces that tile itself: docs/scan.md), spins >= 0 (0:
+ * at once); reverse (nonzero): tile t as work-group ntiles - 1 - t
+ * instead, so that tiles start before their predecessors and the fallback
+ * runs for nearly every tile (without it, a device that runs work-groups
+ * in order on fewer threads than tiles would never finish); spins
+ * negative: off (the counter's tile ids, kiln's default). */
+void kiln_scan_force_fallback(int spins, int reverse);
+
 /* What a line scan writes. */
 typedef enum kiln_scan_line_kind {
   KILN_SCAN_LINE_VALUES = 0,  /* out[k] = the scan at k */
