@@ -326,7 +326,10 @@ static void append_access(kiln_strbuf *b, const char *text, const lookback_acces
  * 0.279 ms against 0.296). Opens the #if that the caller closes. */
 static void warp_lookback_source(const line_request *r, const char *acc, const char *fb,
                                  const lookback_access *x, kiln_strbuf *b) {
-  char fallback[1200] = "";
+  /* without the fallback, the source of before (the same kernels, cached) */
+  const char *state = r->fallback ? ", wm = -1;\n      int spin = 0" : "";
+  char empty[1400] = "        if (mz & before)\n"
+                     "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n";
   if (r->fallback) {
     /* the nearest empty tile wm, reread `spins` times: the warp reduces it
      * (each lane the subtree of LANES / 32 lane totals, lane 0 the 32
@@ -334,7 +337,9 @@ static void warp_lookback_source(const line_request *r, const char *acc, const c
      * lane 0 publishes it and rereads it first in the next round (its own
      * store: seen) */
     int per = KILN_SCAN_LANES / 32;
-    snprintf(fallback, sizeof fallback,
+    snprintf(empty, sizeof empty,
+             "        if (mz & before) {\n"
+             "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
              "          if (hi - 1 == wm) spin++;\n"
              "          else { wm = hi - 1; spin = 0; }\n"
              "          if (spin >= %d) {\n"
@@ -349,7 +354,8 @@ static void warp_lookback_source(const line_request *r, const char *acc, const c
              "            }\n"
              "            kiln_barrier32();\n"
              "            wm = -1;\n"
-             "          }\n",
+             "          }\n"
+             "        }\n",
              r->spins, fb, KILN_SCAN_LANES * r->items, per, per, fb, fb, fb, fb);
   }
   kiln_strbuf_appendf(
@@ -357,9 +363,7 @@ static void warp_lookback_source(const line_request *r, const char *acc, const c
       "#if defined(KILN_LANE_BALLOT)\n"
       "  if (t > 0) {\n"
       "    if (lid < 32) {\n"
-      "      int64_t hi = t, j = -1, wm = -1;\n"
-      "      int spin = 0;\n"
-      "      (void)wm; (void)spin;\n"
+      "      int64_t hi = t, j = -1%s;\n"
       "      while (j < 0) {\n"
       "        int64_t m = hi - 1 - lid;\n"
       "        uint32_t f = 2u;\n"
@@ -371,10 +375,8 @@ static void warp_lookback_source(const line_request *r, const char *acc, const c
       "        uint32_t mi = kiln_lane_ballot(f == 2u), mz = kiln_lane_ballot(f == 0u);\n"
       /* the lanes before the nearest inclusive prefix (all where none) */
       "        uint32_t before = mi ? (mi & (0u - mi)) - 1u : 0xffffffffu;\n"
-      "        if (mz & before) {\n"
-      "          hi -= (int64_t)kiln_popcount_u32((mz & (0u - mz)) - 1u);\n"
       "%s"
-      "        } else if (mi)\n"
+      "        else if (mi)\n"
       "          j = hi - 1 - (int64_t)kiln_popcount_u32(before);\n"
       "        else\n"
       "          hi -= 32;\n"
@@ -413,7 +415,7 @@ static void warp_lookback_source(const line_request *r, const char *acc, const c
       "    }\n"
       "    kiln_barrier();\n"
       "  }\n",
-      x->load, x->status, WINDOW, x->vinc, x->vagg, fallback, acc, WINDOW, acc, acc, x->finish);
+      state, x->load, x->status, WINDOW, x->vinc, x->vagg, empty, acc, WINDOW, acc, acc, x->finish);
 }
 
 /* Lane 0's wait until tile `m` (an expression without parentheses) has
