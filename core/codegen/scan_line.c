@@ -13,7 +13,11 @@
 #define CHUNK 16                  /* statuses one lane checks in a look-back step */
 #define STR_(v) #v
 #define STR(v) STR_(v)            /* a macro's value as a string literal */
-#define FALLBACK_SPINS 64         /* the fallback's default spin bound (KILN_SCAN_EXPERIMENT_FALLBACK) */
+/* Rereads of an empty predecessor before the decoupled fallback reduces
+ * it (H200, 1e8 float32 cumsum, one call: 64 and 16 1.22-1.24x the copy,
+ * 1024 1.20-1.23x, 4 1.47x: early fallbacks redo work that was on its
+ * way; the fallback then ran for 0 of 12208 tiles) */
+#define FALLBACK_SPINS 64
 #define STATE_HEAD 16             /* uint32 before the status words: the tile counter,
                                    * then the decoupled fallback's count (debug log) */
 /* Tiles ahead whose input a tile of the look-back pass fetches into L2
@@ -82,7 +86,8 @@ kiln_status kiln_scan_explain_path(const kiln_context *ctx, char *text, size_t s
     why = "forced by KILN_SCAN";
   else if (path == KILN_SCAN_PATH_LOOKBACK)
     why = "the backend gives this GPU device-scope ordering: work-groups keep running while "
-          "others spin, flags seen at device scope";
+          "others spin, flags seen at device scope; scans of values take tile t as work-group t "
+          "with the decoupled fallback, compaction takes tile ids from a counter";
   else
     why = "no device-scope ordering known for this device: not a GPU, or an OpenCL platform "
           "without it";
@@ -131,18 +136,13 @@ typedef struct line_request {
   int items; /* elements per lane: kiln_scan_items' */
   int warp; /* the look-back on warp 0 where the device has ballots
              * (needs fixed: whole warps) */
-  int early; /* look-back pass, full tiles: the aggregate before the lane
-              * scan where the prelude has shuffles (early_fits) */
-  int group_order; /* look-back pass: tile t is work-group t (CUB's
-                    * form: relies on work-groups starting in order)
-                    * rather than the counter's; bench A/B only */
-  int guess; /* look-back pass: the L2 prefetch issued before the
-              * counter's id is back, for the work-group's id + prefetch
-              * (the tile it probably gets) rather than after the loads */
-  int fallback; /* look-back pass: the decoupled fallback (Smith, Levien,
-                 * Owens 2025): a tile whose predecessor stays empty for
-                 * `spins` rereads reduces that tile itself and publishes
-                 * it, so no tile waits on a work-group that never runs */
+  int fallback; /* look-back pass: tile t is work-group t with the
+                 * decoupled fallback (Smith, Levien, Owens 2025): a tile
+                 * whose predecessor stays empty for `spins` rereads
+                 * reduces that tile itself and publishes it, so no tile
+                 * waits on a work-group that never runs; else tile ids
+                 * come from an atomic counter, in the order work-groups
+                 * start (select_tile_order) */
   int spins;
   int reverse; /* with fallback, tests only: tile t is work-group
                 * ntiles - 1 - t, so that (work-groups starting about in
@@ -153,6 +153,22 @@ typedef struct line_request {
                  * has KILN_PREFETCH_L2), 0: none */
   char entry[96];
 } line_request;
+
+/* How the look-back pass of r (types set) numbers its tiles. Scans of
+ * values: tile t is work-group t with the decoupled fallback, which makes
+ * progress whatever order work-groups start in (H200, 1e8 float32 cumsum,
+ * one call: 0.242-0.248 ms against 0.258-0.263 with the counter, copy
+ * 0.198-0.200; NVIDIA's OpenCL 0.263 against 0.270). Compaction and
+ * nonzero: the atomic counter, in the order work-groups start (the same
+ * call: x[x > 0] 0.670-0.686 ms with it against 0.777-0.792 with the
+ * fallback, whose code took their counting kernel from 32 registers to
+ * 48). The tests' switch forces the fallback on every kind. */
+static void select_tile_order(line_request *r) {
+  int forced = atomic_load(&forced_fallback);
+  r->fallback = forced || r->job->kind == KILN_SCAN_LINE_VALUES;
+  r->spins = forced ? forced - 1 : FALLBACK_SPINS;
+  r->reverse = forced && atomic_load(&forced_reverse);
+}
 
 /* The fold of reduce-then-scan: P_t for t >= 1 into vi, in one work-item. */
 static void fold_source(const line_request *r, kiln_strbuf *b) {
@@ -637,45 +653,6 @@ static void lane_scan_source(const char *acc, kiln_strbuf *b) {
                       KILN_SCAN_LANES, KILN_SCAN_LANES, acc);
 }
 
-/* Whether a full tile's aggregate may come from warp shuffles ahead of
- * the lane scan (early_total_source): accumulators of 4 or 8 bytes, real
- * (the prelude's kiln_lane_shuffle_down types), a full work-group. */
-static int early_fits(const line_request *r) {
-  size_t size = kiln_dtype_size(r->acc);
-  return r->early && r->fixed && (size == 4 || size == 8) && !kiln_dtype_is_complex(r->acc) &&
-         r->acc != KILN_BOOL;
-}
-
-/* Opens "#if defined(KILN_LANE_SHUFFLE)" (the caller closes it) and puts a
- * full tile's aggregate in `early` of work-item 0 without the lane scan:
- * the last value of the Kogge-Stone over 2^k lanes is the balanced tree
- * of their totals, pairs of neighbours first; each warp's 32 lanes by
- * shuffles (distances 1, 2, ..., 16), then the warps' trees by
- * work-item 0 in the same way: the same value, bit for bit, a few hundred
- * cycles sooner (one barrier rather than eight), so the tiles after this
- * one wait less for its aggregate (CUB's early publication, as the sort's
- * early counts). */
-static void early_total_source(const char *acc, kiln_strbuf *b) {
-  kiln_strbuf_appendf(b,
-                      "#if defined(KILN_LANE_SHUFFLE)\n"
-                      "  %s early = lanes[lid];\n"
-                      "  for (int d = 1; d < 32; d <<= 1) {\n"
-                      "    %s o = kiln_lane_shuffle_down(early, d);\n"
-                      "    early = kiln_rt_combine(early, o);\n"
-                      "  }\n"
-                      "  if ((lid & 31) == 0) wsum[lid >> 5] = early;\n"
-                      "  kiln_barrier();\n"
-                      "  if (lid == 0) {\n"
-                      "    %s w[%d];\n"
-                      "    for (int i = 0; i < %d; i++) w[i] = wsum[i];\n"
-                      "    for (int s = 1; s < %d; s <<= 1)\n"
-                      "      for (int i = 0; i + s < %d; i += 2 * s) w[i] = kiln_rt_combine(w[i], w[i + s]);\n"
-                      "    early = w[0];\n"
-                      "  }\n",
-                      acc, acc, acc, KILN_SCAN_LANES / 32, KILN_SCAN_LANES / 32,
-                      KILN_SCAN_LANES / 32, KILN_SCAN_LANES / 32);
-}
-
 /* Everything after the tile is known (t, k0, len, nl): load, lane folds,
  * lane scan, the tile's prefix, apply, store. full: a full tile launched
  * with LANES work-items (see tile_loop_open). */
@@ -693,7 +670,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
                         "    buf[jb] = %s;\n"
                         "  }\n",
                         x->load);
-    if (!r->guess) prefetch_source(r, "k0", b);
+    prefetch_source(r, "k0", b);
     kiln_strbuf_append(b, "  kiln_barrier();\n");
     snprintf(get, sizeof get, "buf[l * %d + i]", r->items + 1);
   }
@@ -715,16 +692,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
     kiln_strbuf_append(b, "  if (lid == 0) va[ova + t] = total;\n");
     return;
   }
-  if (r->mode == MODE_LOOKBACK && full && early_fits(r)) {
-    /* the aggregate published before the lane scan, the look-back next */
-    early_total_source(acc, b);
-    lookback_source(r, acc, "early", "" STR(KILN_SCAN_LANES), b);
-    lane_scan_source(acc, b);
-    kiln_strbuf_append(b, "  (void)total;\n#else\n");
-    lane_scan_source(acc, b);
-    lookback_source(r, acc, "total", "(src ^ " STR(KILN_SCAN_LANES) ")", b);
-    kiln_strbuf_append(b, "#endif\n");
-  } else if (r->mode == MODE_LOOKBACK) {
+  if (r->mode == MODE_LOOKBACK) {
     lane_scan_source(acc, b);
     lookback_source(r, acc, "total", "(src ^ " STR(KILN_SCAN_LANES) ")", b);
   } else {
@@ -887,9 +855,8 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                         "  KILN_LOCAL_ARRAY(%s, seen, %d);\n"
                         "  KILN_LOCAL_ARRAY(uint32_t, seenf, %d);\n"
                         "  KILN_LOCAL_ARRAY(int, firsts, %d);\n"
-                        "  KILN_LOCAL_ARRAY(int64_t, cursor, 4);\n"
-                        "  KILN_LOCAL_ARRAY(%s, wsum, %d);\n",
-                        acc, WINDOW, WINDOW, (WINDOW + CHUNK - 1) / CHUNK, acc, KILN_SCAN_LANES / 32);
+                        "  KILN_LOCAL_ARRAY(int64_t, cursor, 4);\n",
+                        acc, WINDOW, WINDOW, (WINDOW + CHUNK - 1) / CHUNK);
   if (r->fixed)
     kiln_strbuf_appendf(b, "  int lid = (int)kiln_local_id(0);\n  const int ls = %d;\n",
                         KILN_SCAN_LANES);
@@ -900,12 +867,7 @@ static void line_source(const line_request *r, kiln_strbuf *b) {
                                                          : "  pr = 1; qr = 1;\n");
   kiln_strbuf_append(b, "  (void)q; (void)oq; (void)qr; (void)st; (void)ost; (void)va; (void)ova;\n"
                         "  (void)vi; (void)ovi;\n");
-  if (r->mode == MODE_LOOKBACK && r->guess) {
-    char first[64];
-    snprintf(first, sizeof first, "(int64_t)kiln_group_id(0) * %d", KILN_SCAN_LANES * r->items);
-    prefetch_source(r, first, b);
-  }
-  if (r->mode == MODE_LOOKBACK && !r->group_order)
+  if (r->mode == MODE_LOOKBACK && !r->fallback)
     kiln_strbuf_append(b,
                        "  if (lid == 0) cursor[3] = (int64_t)kiln_atomic_add_u32(st + ost, 1u);\n"
                        "  kiln_barrier();\n"
@@ -971,8 +933,9 @@ kiln_status kiln_scan_line_source(const kiln_scan_line_job *job, kiln_scan_line_
    * strides), the others in the general form: both forms get compiled */
   int gpu_form = pass == KILN_SCAN_LINE_LOOKBACK;
   line_request r = {.mode = (int)pass, .direct = direct, .fixed = gpu_form, .unit = gpu_form,
-                    .warp = gpu_form, .prefetch = gpu_form ? PREFETCH_AHEAD : 0, .early = gpu_form};
+                    .warp = gpu_form, .prefetch = gpu_form ? PREFETCH_AHEAD : 0};
   request_types(job, &r);
+  select_tile_order(&r);
   snprintf(r.entry, sizeof r.entry, "%s", entry);
   return line_generate(&r, out);
 }
@@ -983,10 +946,10 @@ static kiln_status line_program(kiln_context *ctx, line_request *r, kiln_program
   snprintf(r->entry, sizeof r->entry, "kiln_scan_line_%s", s->name);
   kiln_strbuf key = {0};
   int lookback = r->mode == MODE_LOOKBACK; /* the fallback changes that pass alone */
-  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
+  kiln_strbuf_appendf(&key, "\1scanline|%s|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|", s->name,
                       r->mode, (int)job->kind, job->exclusive, r->direct, r->fixed, r->unit, job->ndim,
-                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch, r->early,
-                      r->group_order, r->guess, lookback ? r->fallback * (1 + r->reverse) : 0,
+                      (int)r->in, (int)r->acc, (int)r->out, r->items, r->warp, r->prefetch,
+                      lookback ? r->fallback * (1 + r->reverse) : 0,
                       lookback && r->fallback ? r->spins : 0);
   const char *parts[4] = {s->preamble, s->combine, s->post, job->identity};
   for (int i = 0; i < 4; i++) {
@@ -1200,26 +1163,8 @@ kiln_status kiln_scan_line(kiln_context *ctx, kiln_stream *stream, const kiln_sc
   r.warp = r.fixed && !atomic_load(&group_lookback);
   r.unit = plan.in.stride == 1 && plan.out.stride == 1 &&
            (job->kind != KILN_SCAN_LINE_COMPACT || plan.data.stride == 1);
-  const char *ahead = getenv("KILN_SCAN_EXPERIMENT_PREFETCH"); /* bench A/B only */
-  r.prefetch = ahead ? atoi(ahead) : PREFETCH_AHEAD;
-  const char *early = getenv("KILN_SCAN_EXPERIMENT_EARLY"); /* bench A/B only */
-  r.early = early ? atoi(early) : 0;
-  const char *order = getenv("KILN_SCAN_EXPERIMENT_GROUP_ORDER"); /* bench A/B only */
-  r.group_order = order ? atoi(order) : 0;
-  const char *guess = getenv("KILN_SCAN_EXPERIMENT_GUESS"); /* bench A/B only */
-  r.guess = guess ? atoi(guess) : 0;
-  /* the decoupled fallback, with tile t = work-group t (then no tile
-   * needs work-groups to start in order): the tests' switch, else
-   * KILN_SCAN_EXPERIMENT_FALLBACK=1 (bench A/B only) with
-   * KILN_SCAN_EXPERIMENT_FALLBACK_SPINS rereads (default FALLBACK_SPINS) */
-  const char *fallback = getenv("KILN_SCAN_EXPERIMENT_FALLBACK");
-  const char *spins = getenv("KILN_SCAN_EXPERIMENT_FALLBACK_SPINS");
-  int forced = atomic_load(&forced_fallback);
-  r.fallback = forced || (fallback && atoi(fallback));
-  r.spins = forced ? forced - 1 : spins ? atoi(spins) : FALLBACK_SPINS;
-  if (r.spins < 0) r.spins = 0;
-  r.reverse = forced && atomic_load(&forced_reverse);
-  if (r.fallback) r.group_order = 1;
+  r.prefetch = PREFETCH_AHEAD;
+  select_tile_order(&r);
   kiln_scan_path path = KILN_SCAN_PATH_AUTO;
   KILN_RETURN_IF_ERROR(kiln_scan_choose_path(ctx, r.acc, &path));
   if (path == KILN_SCAN_PATH_LOOKBACK && r.direct) path = KILN_SCAN_PATH_REDUCE_THEN_SCAN;

@@ -96,8 +96,10 @@ void kiln_scan_force_group_lookback(int on);
  * at once); reverse (nonzero): tile t as work-group ntiles - 1 - t
  * instead, so that tiles start before their predecessors and the fallback
  * runs for nearly every tile (without it, a device that runs work-groups
- * in order on fewer threads than tiles would never finish); spins
- * negative: off (the counter's tile ids, kiln's default). */
+ * in order on fewer threads than tiles would never finish), for every
+ * kind of scan; spins negative: kiln's default (the fallback, bound 64,
+ * tiles in order, for scans of values; the counter's tile ids for
+ * compaction and nonzero). */
 void kiln_scan_force_fallback(int spins, int reverse);
 
 /* What a line scan writes. */
