@@ -32,11 +32,3 @@ endif()
 # Every variant of search.kl, count.kl and move.kl built by the device's
 # own compiler (tests/test_indexing_build.c), per backend.
 kiln_conformance_test(indexing_build SOURCES test_indexing_build.c INTERNAL)
-# put's marked scatter: its repeat detection itself (tests/test_put_marked.c),
-# also in the GPU form's grid-stride loop on CPU devices (KILN_ELEMENTS_GRID).
-kiln_conformance_test(put_marked SOURCES test_put_marked.c INTERNAL)
-foreach(b ${KILN_TEST_BACKENDS})
-  add_test(NAME put_marked_grid.${b} COMMAND test_put_marked)
-  set_tests_properties(put_marked_grid.${b} PROPERTIES SKIP_RETURN_CODE 77
-    LABELS "backend=${b}" ENVIRONMENT "KILN_BACKEND=${b};KILN_ELEMENTS_GRID=64")
-endforeach()

@@ -501,13 +501,13 @@ static void bad_put_setting(kiln_context *ctx, const char *variable, const char 
  * a device array on a stream and host memory, the last value in index
  * order. A value it does not take is INVALID_ARGUMENT naming it. */
 static void test_put_forms(kiln_context *ctx) {
-  static const char *const forms[] = {"checked", "winners", "packed", "marked"};
+  static const char *const forms[] = {"checked", "winners", "packed"};
   const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_UINT8, KILN_INT16, KILN_FLOAT64,
                                KILN_COMPLEX128};
   const int64_t sizes[] = {1, 13, 4099};
   kiln_stream *stream = NULL;
   REQUIRE_OK(kiln_stream_create(ctx, &stream));
-  for (int f = 0; f < 4; f++) {
+  for (int f = 0; f < 3; f++) {
     setenv("KILN_PUT_FORM", forms[f], 1);
     for (int t = 0; t < 5; t++)
       for (int s = 0; s < 3; s++) {
@@ -521,65 +521,6 @@ static void test_put_forms(kiln_context *ctx) {
       }
   }
   bad_put_setting(ctx, "KILN_PUT_FORM", "sorted");
-  kiln_stream_release(stream);
-}
-
-/* take.c's marked scatter (KILN_PUT_FORM=marked; not the default): a
- * permutation (no repeat: its result stands), one repeat found last (the
- * marked pass wrote nearly everything, then the claim redoes it all: the
- * repeated target must hold the later value), one found first, and random
- * indices as many as targets (repeats everywhere, the bench's row); every
- * element size, modes, reversed device views on a stream and host memory,
- * put_along_axis with and without repeats. */
-static void test_put_marked(kiln_context *ctx) {
-  const kiln_dtype dtypes[] = {KILN_FLOAT32, KILN_INT8, KILN_FLOAT16, KILN_INT64, KILN_COMPLEX128};
-  const int64_t sizes[] = {2, 1031, 65537};
-  kiln_stream *stream = NULL;
-  REQUIRE_OK(kiln_stream_create(ctx, &stream));
-  setenv("KILN_PUT_FORM", "marked", 1);
-  for (int t = 0; t < 5; t++)
-    for (int s = 0; s < 3; s++)
-      for (int shape = 0; shape < 4; shape++) {
-        kiln_index_mode mode = (kiln_index_mode)((t + s + shape) % 3);
-        int64_t n = sizes[s], ni = shape == 3 ? n : n - (shape == 2), nv = t % 2 ? ni : 3;
-        int64_t *idx = random_indices(ni, n, mode);
-        if (shape < 3) {
-          int64_t step = n == 2 ? 1 : 7919; /* prime to the sizes: a permutation */
-          for (int64_t k = 0; k < ni; k++) idx[k] = (k * step) % n - (k % 2 && mode != 2 ? n : 0);
-          if (shape == 1) idx[ni - 1] = idx[0]; /* the last position repeats the first */
-          if (shape == 2) idx[1] = idx[0];      /* the second repeats the first */
-        }
-        check_put_last_wins(ctx, dtypes[t], n, idx, ni, nv, mode, (s + t) % 2 ? stream : NULL);
-        free(idx);
-      }
-  /* put_along_axis, axis 1 of (3, 4001) float32: 1000 per row, distinct,
-   * then random (repeats within rows) */
-  int64_t shape[2] = {3, 4001}, is[2] = {3, 1000};
-  for (int repeats = 0; repeats < 2; repeats++) {
-    float *a = random_data(KILN_FLOAT32, 3 * 4001), *v = random_data(KILN_FLOAT32, 3000);
-    float *want = malloc(3 * 4001 * sizeof *want);
-    int64_t *idx = random_indices(3000, 4001, KILN_INDEX_RAISE);
-    if (!repeats)
-      for (int64_t e = 0; e < 3000; e++) idx[e] = (e * 13 + e / 1000) % 4001 - (e % 2 ? 4001 : 0);
-    memcpy(want, a, 3 * 4001 * sizeof *want);
-    for (int64_t e = 0; e < 3000; e++)
-      want[e / 1000 * 4001 + resolve(idx[e], 4001, KILN_INDEX_RAISE)] = v[e];
-    kiln_array *dev = NULL;
-    REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, a, &dev));
-    CHECK_OK(kiln_put_along_axis(ctx, kiln_operand_array(dev),
-                                 kiln_operand_host(idx, KILN_INT64, 2, is, NULL),
-                                 kiln_operand_host(v, KILN_FLOAT32, 2, is, NULL), 1, stream));
-    CHECK_OK(kiln_stream_synchronize(ctx, stream));
-    CHECK_OK(kiln_array_to_host(dev, a, NULL));
-    CHECK_MSG(memcmp(a, want, 3 * 4001 * sizeof *want) == 0,
-              "put_along_axis, marked, repeats %d: not the last value", repeats);
-    kiln_array_release(dev);
-    free(idx);
-    free(a);
-    free(v);
-    free(want);
-  }
-  unsetenv("KILN_PUT_FORM");
   kiln_stream_release(stream);
 }
 
@@ -870,7 +811,6 @@ static const harness_test tests[] = {
     {"put_last_wins", test_put_last_wins},
     {"put_sparse", test_put_sparse},
     {"put_forms", test_put_forms},
-    {"put_marked", test_put_marked},
     {"put_any_wins", test_put_any_wins},
     {"take_along_axis", test_take_along_axis},
     {"put_along_axis", test_put_along_axis},

@@ -171,14 +171,6 @@ kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_
                              const kiln_array *indices, const kiln_array *values,
                              kiln_index_mode mode, int unique);
 
-/* The marked scatter of kiln_ix_put_flat alone (tests/test_put_marked.c:
- * on a device that runs work-items in order, a put's result cannot show
- * whether a repeat was found): *done is 1 when no target repeated (a holds
- * the put), 0 when one did (a holds part of it). Waits for stream. */
-kiln_status kiln_ix_put_flat_marked(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
-                                    const kiln_array *indices, const kiln_array *values,
-                                    kiln_index_mode mode, int *done);
-
 /* Appends the source of a template: the KILN_IX_AT macro, the defines,
  * the template's text. */
 void kiln_ix_compose(const char *defines, const char *text, kiln_strbuf *source);

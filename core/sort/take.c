@@ -233,35 +233,33 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
  * Dense puts (positions at least an eighth of a's size) take PACKED where
  * it can run, else WINNERS; sparse ones CHECKED, whose cost does not grow
  * with a's size beyond the scratch fill.
- * MARKED (scatter_marked; only when forced, measured slower) first writes
- * every value straight away and marks the targets in a bitmap; when no
- * target was hit twice (distinct indices) that is the result. A repeat
- * stops it early, and the claim form auto picks redoes the whole put. On
- * an H200 its bitmap atomics cost more than the packed claim's fill and
- * unpack (1e8 permutation: 7.31 ms against 6.82; docs/indexing.md).
- * $KILN_PUT_FORM (checked, winners, packed, marked, auto; read at each
+ * Tried and dropped (docs/indexing.md): a plain scatter that marks its
+ * targets in a bitmap, the claim redone only where a target repeated. The
+ * bitmap's atomics cost more than the packed claim's fill and unpack (1e8
+ * permutation: atomic ORs whose old value was read, H200, 7.31 ms against
+ * 6.82; ORs without a result and a popcount, H100, 9.24 against 8.38).
+ * $KILN_PUT_FORM (checked, winners, packed, auto; read at each
  * call) fixes the form, for bench A/B runs and tests (packed falls back to
  * winners for 8- and 16-byte elements and without a 64-bit atomic max). */
 typedef enum put_form {
   PUT_CHECKED = 0,
   PUT_WINNERS = 1,
   PUT_PACKED = 2,
-  PUT_MARKED = 3,
-  PUT_AUTO = 4
+  PUT_AUTO = 3
 } put_form;
 
 static kiln_status env_put_form(put_form *form) {
-  static const char *const names[] = {"checked", "winners", "packed", "marked"};
+  static const char *const names[] = {"checked", "winners", "packed"};
   *form = PUT_AUTO;
   const char *v = getenv("KILN_PUT_FORM");
   if (!v || !*v || strcmp(v, "auto") == 0) return KILN_OK;
-  for (int f = 0; f < 4; f++)
+  for (int f = 0; f < 3; f++)
     if (strcmp(v, names[f]) == 0) {
       *form = (put_form)f;
       return KILN_OK;
     }
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                        "put: KILN_PUT_FORM=%s is none of checked, winners, packed, marked, auto",
+                        "put: KILN_PUT_FORM=%s is none of checked, winners, packed, auto",
                         v);
 }
 
@@ -270,7 +268,7 @@ static kiln_status env_put_form(put_form *form) {
 static put_form choose_form(const kiln_array *a, int64_t n, put_form forced) {
   int packable = kiln_ix_words(a->dtype) == 1 && kiln_dtype_size(a->dtype) <= 4;
   if (forced == PUT_PACKED && !packable) return PUT_WINNERS;
-  if (forced != PUT_AUTO && forced != PUT_MARKED) return forced;
+  if (forced != PUT_AUTO) return forced;
   if (n < a->size / 8) return PUT_CHECKED;
   return packable ? PUT_PACKED : PUT_WINNERS;
 }
@@ -311,7 +309,6 @@ static kiln_status packed_available(kiln_context *ctx, kiln_dtype dtype, const c
 typedef struct scatter_job {
   const kiln_array *a, *indices, *values;
   const char *claim, *write; /* the CHECKED form's entries; + "_packed" */
-  const char *marked;        /* the MARKED scatter's entry */
   int nparams;
   const int64_t *params;
   int64_t nvalues;
@@ -363,47 +360,6 @@ static kiln_status scatter_chunk(kiln_context *ctx, kiln_stream *stream, const s
   return move(ctx, stream, dtype, j->write, chunk, &write);
 }
 
-/* The marked scatter's work-items poll the repeat flag every 4th element
- * (move.kl): sooner stops a put with repeats earlier, later costs less
- * when there is none. */
-static int64_t marked_poll_mask(void) {
-  return 3;
-}
-
-/* The MARKED scatter of n positions (see above): *done when no target
- * was hit twice (a holds NumPy's result), else a holds part of the values
- * and the caller redoes the put with a claim. Waits for the stream: the
- * flag is read on the host. */
-static kiln_status scatter_marked(kiln_context *ctx, kiln_stream *stream, const scatter_job *j,
-                                  int64_t n, int *done) {
-  *done = 0;
-  /* the bitmap, then the flag's copies from a 128-byte boundary (move.kl) */
-  int64_t words = (j->a->size + 31) / 32 / 32 * 32 + 32, size = words + 16 * 32;
-  kiln_array *marks = NULL, *flag = NULL;
-  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &size, &marks));
-  static const uint32_t zero = 0;
-  uint32_t collided = 1;
-  kiln_status status = kiln_ew_fill_on(marks, &zero, stream);
-  if (status == KILN_OK) {
-    kiln_ix_args args = {0};
-    kiln_ix_arg_array(&args, j->a);
-    kiln_ix_arg_array(&args, j->indices);
-    kiln_ix_arg_array(&args, j->values);
-    kiln_ix_arg_array(&args, marks);
-    kiln_ix_arg_int(&args, words);
-    kiln_ix_arg_int(&args, marked_poll_mask());
-    for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&args, j->params[p]);
-    status = move(ctx, stream, j->a->dtype, j->marked, n, &args);
-  }
-  if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
-  if (status == KILN_OK) status = kiln_array_index(marks, 0, words, &flag);
-  if (status == KILN_OK) status = kiln_array_to_host(flag, &collided, NULL);
-  kiln_array_release(flag);
-  kiln_array_release(marks);
-  *done = status == KILN_OK && collided == 0;
-  return status;
-}
-
 /* Scatters n source positions into a with move.kl's `write` entry
  * (a, indices, values, winner, claimed, params..., first), keeping
  * NumPy's last value where targets repeat, chunk by chunk in order (a later
@@ -425,11 +381,6 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter
     for (int p = 0; p < j->nparams; p++) kiln_ix_arg_int(&args, j->params[p]);
     kiln_ix_arg_int(&args, 0);
     return move(ctx, stream, a->dtype, j->write, n, &args);
-  }
-  if (forced == PUT_MARKED) {
-    int done = 0;
-    KILN_RETURN_IF_ERROR(scatter_marked(ctx, stream, j, n, &done));
-    if (done) return KILN_OK;
   }
   put_form form = choose_form(a, n, forced);
   if (form == PUT_PACKED) {
@@ -458,8 +409,8 @@ static scatter_job flat_job(const kiln_array *a, const kiln_array *indices,
   params[0] = a->size;
   params[1] = values->size;
   params[2] = mode;
-  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat",
-                     "kiln_put_flat_marked", 3, params, values->size};
+  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat", 3, params,
+                     values->size};
   return job;
 }
 
@@ -471,14 +422,6 @@ kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_
   /* one value: a repeated target gets the same value whichever write wins */
   return scatter(ctx, stream, &job, indices->size,
                  unique || indices->size == 1 || values->size == 1);
-}
-
-kiln_status kiln_ix_put_flat_marked(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
-                                    const kiln_array *indices, const kiln_array *values,
-                                    kiln_index_mode mode, int *done) {
-  int64_t params[3];
-  scatter_job job = flat_job(a, indices, values, mode, params);
-  return scatter_marked(ctx, stream, &job, indices->size, done);
 }
 
 static kiln_status put(kiln_context *ctx, kiln_operand a_operand, kiln_operand indices,
@@ -639,8 +582,7 @@ static kiln_status put_along(kiln_context *ctx, kiln_operand a_operand, kiln_ope
   KILN_RETURN_IF_ERROR(kiln_ix_check_bounds(ctx, stream, what, idx, extent, axis));
   const int64_t params[4] = {shape[axis], extent, product(axis + 1, a->ndim, shape),
                              KILN_INDEX_RAISE};
-  scatter_job job = {a, idx, v, "kiln_put_along_claim", "kiln_put_along", "kiln_put_along_marked",
-                     4, params, idx->size};
+  scatter_job job = {a, idx, v, "kiln_put_along_claim", "kiln_put_along", 4, params, idx->size};
   KILN_RETURN_IF_ERROR(scatter(ctx, stream, &job, idx->size, idx->size == 1));
   return kiln_ix_inout_finish(ctx, stream, &st->io);
 }
