@@ -97,6 +97,15 @@ static void store(void *data, kiln_dtype dtype, int64_t i, double v) {
   }
 }
 
+void harness_permutation(int64_t *perm, int64_t n) {
+  for (int64_t i = 0; i < n; i++) perm[i] = i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)(harness_rand_u64() % (uint64_t)(i + 1)), x = perm[i];
+    perm[i] = perm[j];
+    perm[j] = x;
+  }
+}
+
 void harness_fill_random(void *data, kiln_dtype dtype, int64_t n, double lo, double hi) {
   for (int64_t i = 0; i < n; i++) {
     double v = dtype == KILN_BOOL ? (double)(harness_rand_u64() & 1) : harness_rand_uniform(lo, hi);

@@ -52,6 +52,8 @@ double harness_rand_uniform(double lo, double hi); /* [lo, hi) */
 /* Fills n elements of dtype with random values: floats in [lo, hi),
  * integers in [lo, hi) truncated, bools random 0/1. Never all zeros. */
 void harness_fill_random(void *data, kiln_dtype dtype, int64_t n, double lo, double hi);
+/* perm[0..n) = a random permutation of 0..n-1 (Fisher-Yates). */
+void harness_permutation(int64_t *perm, int64_t n);
 
 /* Contents of tests/kernels/<file> (malloc'd, NUL-terminated), or NULL
  * after recording a failure. Every kernel the suite compiles lives there, so

@@ -32,3 +32,5 @@ endif()
 # Every variant of search.kl, count.kl and move.kl built by the device's
 # own compiler (tests/test_indexing_build.c), per backend.
 kiln_conformance_test(indexing_build SOURCES test_indexing_build.c INTERNAL)
+# put's claim in many chunks (tests/test_put_chunks.c, kiln_ix_force_put_chunk).
+kiln_conformance_test(put_chunks SOURCES test_put_chunks.c INTERNAL)

@@ -113,12 +113,7 @@ static void test_searchsorted_sorter(kiln_context *ctx) {
     char *a = random_elements(d, n, 1), *v = random_elements(d, m, 0);
     /* shuffled[perm[k]] = a[k], so sorter = perm */
     int64_t *perm = malloc((size_t)n * sizeof *perm);
-    for (int64_t i = 0; i < n; i++) perm[i] = i;
-    for (int64_t i = n - 1; i > 0; i--) {
-      int64_t j = (int64_t)(harness_rand_u64() % (uint64_t)(i + 1)), x = perm[i];
-      perm[i] = perm[j];
-      perm[j] = x;
-    }
+    harness_permutation(perm, n);
     char *shuffled = malloc((size_t)n * item);
     for (int64_t k = 0; k < n; k++) memcpy(shuffled + perm[k] * (int64_t)item, a + k * (int64_t)item, item);
     int32_t *sorter32 = malloc((size_t)n * sizeof *sorter32);

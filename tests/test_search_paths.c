@@ -116,12 +116,7 @@ static void test_searchsorted_table_sorter(kiln_context *ctx) {
   int32_t *a = elements(KILN_INT32, n, (double)n, 1), *v = elements(KILN_INT32, m, (double)n, 0);
   int64_t *perm = malloc((size_t)n * sizeof *perm), *got = malloc((size_t)m * sizeof *got);
   int32_t *shuffled = malloc((size_t)n * sizeof *shuffled);
-  for (int64_t i = 0; i < n; i++) perm[i] = i;
-  for (int64_t i = n - 1; i > 0; i--) {
-    int64_t j = (int64_t)(harness_rand_u64() % (uint64_t)(i + 1)), x = perm[i];
-    perm[i] = perm[j];
-    perm[j] = x;
-  }
+  harness_permutation(perm, n);
   for (int64_t k = 0; k < n; k++) shuffled[perm[k]] = a[k]; /* sorter = perm */
   kiln_operand sorter = kiln_operand_host(perm, KILN_INT64, 1, &n, NULL);
   for (int right = 0; right < 2; right++) {

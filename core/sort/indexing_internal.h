@@ -161,6 +161,12 @@ void kiln_ix_search_defines(kiln_dtype dtype, kiln_strbuf *out);
  * element as a number (float16 as float). */
 void kiln_ix_number_defines(const char *prefix, kiln_dtype dtype, kiln_strbuf *out);
 
+/* Tests only: put's claim takes `positions` per chunk instead of 2^30
+ * (a later chunk overwrites an earlier one, as NumPy's loop does), so
+ * that puts of many chunks run at small sizes; 0 (or out of (0, 2^30)):
+ * the default. */
+void kiln_ix_force_put_chunk(int64_t positions);
+
 /* a.flat[indices[k]] = values[k % values->size] for every k (move.kl's
  * kiln_put_flat; core/sort/take.c): all contiguous, values of a's dtype,
  * indices int64 resolved by mode (checked before for RAISE). A repeated

@@ -3,6 +3,7 @@
  * as words of its element size, so one program per element size serves
  * every dtype; indices are int64, checked by one reduction under RAISE
  * before anything moves. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,14 @@ kiln_status kiln_take(kiln_context *ctx, kiln_operand a, kiln_operand indices, i
  * packed claim's (i + 1) << 32 fits 64 bits. */
 #define CLAIM_CHUNK ((int64_t)1 << 30)
 
+/* The tests' claim chunk (0: CLAIM_CHUNK), so that puts of many chunks
+ * run at small sizes (tests/test_put_chunks.c). */
+static _Atomic int64_t forced_chunk;
+
+void kiln_ix_force_put_chunk(int64_t positions) {
+  atomic_store(&forced_chunk, positions > 0 && positions < CLAIM_CHUNK ? positions : 0);
+}
+
 /* How a scatter whose targets may repeat keeps NumPy's last value
  * (move.kl; docs/indexing.md). Each chunk of positions first claims its
  * targets with an atomic max of the position, into scratch of a's size;
@@ -395,8 +404,10 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter
                                         &a->size, &scratch));
   const kiln_array *used[1] = {scratch};
   kiln_status status = kiln_ix_use_on_stream(stream, 1, used);
-  for (int64_t first = 0; status == KILN_OK && first < n; first += CLAIM_CHUNK) {
-    int64_t chunk = n - first < CLAIM_CHUNK ? n - first : CLAIM_CHUNK;
+  int64_t step = atomic_load(&forced_chunk);
+  if (step == 0) step = CLAIM_CHUNK;
+  for (int64_t first = 0; status == KILN_OK && first < n; first += step) {
+    int64_t chunk = n - first < step ? n - first : step;
     status = scatter_chunk(ctx, stream, j, form, scratch, first, chunk);
   }
   kiln_array_release(scratch);
