@@ -115,7 +115,14 @@ kiln_sort_onesweep_shape kiln_sort_onesweep(int key_bytes, int val_bytes) {
   int bytes = key_bytes + val_bytes;
   kiln_sort_onesweep_shape shape;
   if (bytes <= 4) shape = (kiln_sort_onesweep_shape){24, 3, 4, 1}; /* uint32 2.194 ms (16 x 4: 2.654) */
-  else if (val_bytes == 0) shape = (kiln_sort_onesweep_shape){16, 3, 4, 1}; /* int64 6.383 (12 x 4: 7.625) */
+  /* 8-byte keys alone: 20 keys a work-item (40 KiB of keys a tile). H100,
+   * sort_bench 1e8 10, one call, two rounds (2026-11-28; CuPy 6.919 and
+   * 6.985 in the same call): int64 6.903-6.952 ms, float64 6.786-6.816,
+   * against 7.370-7.396 and 7.222-7.241 with 16 (the H200's pick, where 12
+   * took 7.625 against 6.383); 18: 7.148-7.156; 16 with 2 groups a
+   * multiprocessor 7.651-7.677, with 4 8.488-8.545; 8 look-back words
+   * 7.707-7.710; 16 without the early next tile 7.090-7.096. */
+  else if (val_bytes == 0) shape = (kiln_sort_onesweep_shape){20, 3, 4, 1};
   else if (bytes <= 8) shape = (kiln_sort_onesweep_shape){16, 3, 4, 0}; /* argsort 4.173 (prefetch: 4.580) */
   else if (bytes <= 12) shape = (kiln_sort_onesweep_shape){12, 3, 4, 0}; /* argsort float64 10.083 (12 x 2, LB 1: 11.996) */
   else shape = (kiln_sort_onesweep_shape){8, 3, 4, 0}; /* uint64 pairs 13.899 (8 x 2, LB 1: 16.520) */
