@@ -264,18 +264,17 @@ static void lookback_helpers(kiln_dtype acc, kiln_strbuf *b) {
       is_float ? "kiln_double_as_uint64" : "(uint64_t)");
 }
 
-/* total: the name of the tile's aggregate in the kernel (lane 0's at least) */
-static void lookback_access_of(const line_request *r, const char *total, lookback_access *x) {
+static void lookback_access_of(const line_request *r, lookback_access *x) {
   int w = lookback_words(r->acc);
   snprintf(x->decl, sizeof x->decl,
            "  KILN_GLOBAL volatile uint64_t *aw = (KILN_GLOBAL volatile uint64_t *)(st + ost + %d);\n"
            "  KILN_GLOBAL volatile uint64_t *iw = aw + %d * ((n + %d) / %d);\n",
            STATE_HEAD, w, KILN_SCAN_LANES * r->items - 1, KILN_SCAN_LANES * r->items);
   snprintf(x->publish, sizeof x->publish,
-           "    if (t == 0) kiln_scan_publish(iw, 2, %s);\n"
-           "    else kiln_scan_publish(aw + %d * t, 1, %s);\n", total, w, total);
+           "    if (t == 0) kiln_scan_publish(iw, 2, total);\n"
+           "    else kiln_scan_publish(aw + %d * t, 1, total);\n", w);
   snprintf(x->finish, sizeof x->finish,
-           "      kiln_scan_publish(iw + %d * t, 2, kiln_rt_combine(pre[0], %s));\n", w, total);
+           "      kiln_scan_publish(iw + %d * t, 2, kiln_rt_combine(pre[0], total));\n", w);
   if (w == 1) {
     snprintf(x->flag, sizeof x->flag,
              "kiln_scan_status(kiln_word_load64(iw + @), kiln_word_load64(aw + @))");
@@ -340,8 +339,11 @@ static void append_access(kiln_strbuf *b, const char *text, const lookback_acces
  * once (past WINDOW tiles back, from the words again, 32 at a time): the
  * order of the work-group's form, hence the same bits (H200, 1e8 float32:
  * 0.279 ms against 0.296). Opens the #if that the caller closes. */
-static void warp_lookback_source(const line_request *r, const char *acc, const char *fb,
+static void warp_lookback_source(const line_request *r, const char *acc,
                                  const lookback_access *x, kiln_strbuf *b) {
+  /* where 32 acc values of lanes[] are free: the half the lane scan did
+   * not leave its result in (the fallback's scratch) */
+  const char *fb = "(src ^ " STR(KILN_SCAN_LANES) ")";
   /* without the fallback, the source of before (the same kernels, cached) */
   const char *state = r->fallback ? ", wm = -1;\n      int spin = 0" : "";
   char empty[1400] = "        if (mz & before)\n"
@@ -454,11 +456,9 @@ static void wait_source(const line_request *r, const char *m, kiln_strbuf *b) {
                       m, r->spins, KILN_SCAN_LANES * r->items, KILN_SCAN_LANES);
 }
 
-/* fb: where 32 acc values of lanes[] are free (the fallback's scratch) */
-static void lookback_source(const line_request *r, const char *acc, const char *total,
-                            const char *fb, kiln_strbuf *b) {
+static void lookback_source(const line_request *r, const char *acc, kiln_strbuf *b) {
   lookback_access x;
-  lookback_access_of(r, total, &x);
+  lookback_access_of(r, &x);
   kiln_strbuf first = {0}, later = {0};
   wait_source(r, "t - 1", &first);
   wait_source(r, "hi - 1 - i", &later);
@@ -470,7 +470,7 @@ static void lookback_source(const line_request *r, const char *acc, const char *
                       "  }\n",
                       x.decl, x.publish);
   if (r->warp) {
-    warp_lookback_source(r, acc, fb, &x, &text);
+    warp_lookback_source(r, acc, &x, &text);
     kiln_strbuf_append(&text, "#else\n");
   }
   kiln_strbuf_appendf(
@@ -694,7 +694,7 @@ static void tile_body(const line_request *r, const line_parts *x, int full, kiln
   }
   if (r->mode == MODE_LOOKBACK) {
     lane_scan_source(acc, b);
-    lookback_source(r, acc, "total", "(src ^ " STR(KILN_SCAN_LANES) ")", b);
+    lookback_source(r, acc, b);
   } else {
     lane_scan_source(acc, b);
     kiln_strbuf_append(b,

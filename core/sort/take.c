@@ -247,15 +247,10 @@ void kiln_ix_force_put_chunk(int64_t positions) {
  * bitmap's atomics cost more than the packed claim's fill and unpack (1e8
  * permutation: atomic ORs whose old value was read, H200, 7.31 ms against
  * 6.82; ORs without a result and a popcount, H100, 9.24 against 8.38).
- * $KILN_PUT_FORM (checked, winners, packed, auto; read at each
- * call) fixes the form, for bench A/B runs and tests (packed falls back to
- * winners for 8- and 16-byte elements and without a 64-bit atomic max). */
-typedef enum put_form {
-  PUT_CHECKED = 0,
-  PUT_WINNERS = 1,
-  PUT_PACKED = 2,
-  PUT_AUTO = 3
-} put_form;
+ * $KILN_PUT_FORM (checked, winners, packed, auto; read at each call) fixes
+ * the form, for bench A/B runs and tests (packed falls back to winners for
+ * 8- and 16-byte elements and without a 64-bit atomic max). */
+typedef enum put_form { PUT_CHECKED = 0, PUT_WINNERS = 1, PUT_PACKED = 2, PUT_AUTO = 3 } put_form;
 
 static kiln_status env_put_form(put_form *form) {
   static const char *const names[] = {"checked", "winners", "packed"};
@@ -268,8 +263,7 @@ static kiln_status env_put_form(put_form *form) {
       return KILN_OK;
     }
   return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
-                        "put: KILN_PUT_FORM=%s is none of checked, winners, packed, auto",
-                        v);
+                        "put: KILN_PUT_FORM=%s is none of checked, winners, packed, auto", v);
 }
 
 /* The form of a scatter of n positions into a, before the check that the
@@ -414,22 +408,12 @@ static kiln_status scatter(kiln_context *ctx, kiln_stream *stream, const scatter
   return status;
 }
 
-/* The scatter job of a flat put (params: its parameters' storage). */
-static scatter_job flat_job(const kiln_array *a, const kiln_array *indices,
-                            const kiln_array *values, kiln_index_mode mode, int64_t params[3]) {
-  params[0] = a->size;
-  params[1] = values->size;
-  params[2] = mode;
-  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat", 3, params,
-                     values->size};
-  return job;
-}
-
 kiln_status kiln_ix_put_flat(kiln_context *ctx, kiln_stream *stream, const kiln_array *a,
                              const kiln_array *indices, const kiln_array *values,
                              kiln_index_mode mode, int unique) {
-  int64_t params[3];
-  scatter_job job = flat_job(a, indices, values, mode, params);
+  const int64_t params[3] = {a->size, values->size, mode};
+  scatter_job job = {a, indices, values, "kiln_put_flat_claim", "kiln_put_flat", 3, params,
+                     values->size};
   /* one value: a repeated target gets the same value whichever write wins */
   return scatter(ctx, stream, &job, indices->size,
                  unique || indices->size == 1 || values->size == 1);
