@@ -270,6 +270,8 @@ static void test_scalar_casts_out_stream(kiln_context *ctx) {
       /* into every other element of a given output, on a stream */
       kiln_array *obase = NULL, *out = NULL;
       CHECK_OK(kiln_array_zeros(ctx, KILN_FLOAT32, 1, oshape, &obase));
+      /* the fill is on the default stream; the call below is on another */
+      CHECK_OK(kiln_context_synchronize(ctx));
       kiln_slice s[1] = {{1, KILN_NONE, 2}};
       out = view_slice(obase, 1, s);
       kiln_operand in[2] = {kiln_operand_float(a), kiln_operand_array(x)};

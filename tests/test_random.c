@@ -919,6 +919,7 @@ static void test_permutation_device(kiln_context *ctx) {
   REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, values, &mat));
   REQUIRE_OK(kiln_random_generator_create(44, &gen));
   CHECK_OK(kiln_random_shuffle(gen, mat, stream));
+  CHECK_OK(kiln_stream_synchronize(ctx, stream)); /* to_host reads on the default stream */
   CHECK_OK(kiln_array_to_host(mat, shuffled, NULL));
   host_permutation_of(44, rows, want);
   int64_t bad = 0;

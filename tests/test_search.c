@@ -180,6 +180,8 @@ static void test_searchsorted_promotion(kiln_context *ctx) {
   CHECK_OK(kiln_array_from_host(ctx, KILN_FLOAT64, 2, shape, NULL, v, &vals));
   CHECK_OK(kiln_array_transpose(vals, NULL, &vt));
   CHECK_OK(kiln_array_zeros(ctx, KILN_INT64, 2, oshape, &big));
+  /* the fill is on the default stream; the call below is on another */
+  CHECK_OK(kiln_context_synchronize(ctx));
   kiln_slice sl[2] = {{KILN_NONE, KILN_NONE, 1}, {KILN_NONE, KILN_NONE, -2}};
   CHECK_OK(kiln_array_slice(big, 2, sl, &ov));
   if (vt && ov) {
@@ -342,6 +344,8 @@ static void test_bincount_weights(kiln_context *ctx) {
   int64_t length = 0, n37 = 37;
   kiln_array *out = NULL;
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_FLOAT64, 1, &n37, &out));
+  /* the fill is on the default stream; the call below is on another */
+  CHECK_OK(kiln_context_synchronize(ctx));
   kiln_operand w = kiln_operand_host(wf, KILN_FLOAT32, 1, &n, NULL);
   CHECK_OK(kiln_bincount(ctx, kiln_operand_host(x, KILN_INT32, 1, &n, NULL), &w, 0,
                          kiln_operand_array(out), &length, stream));
@@ -611,6 +615,8 @@ static void test_histogram_views(kiln_context *ctx) {
   REQUIRE_OK(kiln_array_transpose(base, NULL, &t));
   int64_t wide = 2 * bins;
   REQUIRE_OK(kiln_array_zeros(ctx, KILN_INT32, 1, &wide, &out));
+  /* the fill is on the default stream; the call below is on another */
+  CHECK_OK(kiln_context_synchronize(ctx));
   kiln_slice every_other = {KILN_NONE, KILN_NONE, -2};
   REQUIRE_OK(kiln_array_slice(out, 1, &every_other, &out_view));
   kiln_stream *stream = NULL;

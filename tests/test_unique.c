@@ -314,6 +314,8 @@ static void test_views_and_streams(kiln_context *ctx) {
     kiln_array_release(out);
     out = out_view = NULL;
     REQUIRE_OK(kiln_array_full(ctx, dt, 1, &room, &fill, &out));
+    /* the fill is on the default stream; the call below is on another */
+    CHECK_OK(kiln_context_synchronize(ctx));
     REQUIRE_OK(kiln_array_slice(out, 1, &reversed, &out_view));
     kiln_operand counts_o = kiln_operand_array(counts);
     kiln_operand index_o = kiln_operand_host_output(got_index, KILN_INT64, 1, &r.m, NULL);
