@@ -261,9 +261,42 @@ static void test_histogram_bin_counts(kiln_context *ctx) {
   free(a);
 }
 
+/* The values visited in their sorted order (KILN_SEARCH_ORDER=sorted: a
+ * coarse bisection's keys, a radix sort, the bisection through its
+ * permutation): the sizes above with and without the table (the coarse
+ * keys from the table alone, or from steps in global memory), the sorter,
+ * and short arrays and few values; then `auto` over 16 MiB (the sorted
+ * order on CPU devices, the input's on GPUs) and a bad setting. */
+static void test_searchsorted_sorted_order(kiln_context *ctx) {
+  setenv("KILN_SEARCH_ORDER", "sorted", 1);
+  test_searchsorted_table(ctx);
+  test_searchsorted_table_sorter(ctx);
+  const kiln_dtype dtypes[] = {KILN_FLOAT64, KILN_INT32, KILN_COMPLEX64};
+  const int64_t lengths[] = {1, 2, 97}, counts[] = {2, 3, 263, 2053};
+  for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; t++)
+    for (int l = 0; l < 3; l++)
+      for (int c = 0; c < 4; c++)
+        check_search(ctx, dtypes[t], lengths[l], counts[c], (l + c) % 2, (int)(t + (size_t)c) % 2);
+  unsetenv("KILN_SEARCH_ORDER");
+  check_search(ctx, KILN_FLOAT32, ((int64_t)4 << 20) + 3, 65543, 1, 1);
+  setenv("KILN_SEARCH_ORDER", "backwards", 1);
+  int64_t n = 3;
+  float a[3] = {1, 2, 3};
+  int64_t got[3];
+  kiln_status st = kiln_searchsorted(ctx, kiln_operand_host(a, KILN_FLOAT32, 1, &n, NULL),
+                                     kiln_operand_host(a, KILN_FLOAT32, 1, &n, NULL), NULL,
+                                     KILN_SIDE_LEFT,
+                                     kiln_operand_host_output(got, KILN_INT64, 1, &n, NULL), NULL);
+  CHECK(st == KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(kiln_last_error(), "KILN_SEARCH_ORDER=backwards") != NULL, "message: %s",
+            kiln_last_error());
+  unsetenv("KILN_SEARCH_ORDER");
+}
+
 static const harness_test tests[] = {
     {"searchsorted_table", test_searchsorted_table},
     {"searchsorted_table_sorter", test_searchsorted_table_sorter},
+    {"searchsorted_sorted_order", test_searchsorted_sorted_order},
     {"bincount_bin_counts", test_bincount_bin_counts},
     {"histogram_bin_counts", test_histogram_bin_counts},
     {0}};

@@ -1,10 +1,13 @@
 /* core/sort/search.c: kiln_searchsorted, one bisection per value
  * (kernels/builtin/search.kl) over the sorted array in NumPy's promoted
  * dtype, its first steps in a work-group's table of evenly spaced
- * elements. */
+ * elements; many values in a long array visited in their sorted order
+ * (one coarse bisection for a key, a radix sort of the keys). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/sort/indexing_internal.h"
+#include "core/sort/sort_internal.h"
 
 /* The dtype a weak scalar takes beside an array of `dtype` (NEP 50). */
 static kiln_dtype weak_dtype(const kiln_operand *o, kiln_dtype dtype) {
@@ -28,8 +31,55 @@ void kiln_ix_search_defines(kiln_dtype dtype, kiln_strbuf *out) {
   kiln_strbuf_appendf(out, "#define SEARCH_TABLE %lld\n", (long long)kiln_ix_search_table(dtype));
 }
 
+/* The sorted order: values visited in their sorted order where there
+ * are many of them in a long sorted array. Each value's bisection is the
+ * same either way (so are the results); what changes is which values
+ * neighbouring work-items take. In the input's order every value walks its
+ * own path to the bottom of the tree, a cache miss at each of its last
+ * steps; sorted, neighbours share the top of the tree and end among
+ * nearby elements, which the caches then hold. The order costs a coarse
+ * bisection of each value (the work-group table's, to an 11-bit key for
+ * 4-byte elements, see below), a radix sort of those bits (two passes over
+ * m keys and indices) and the values read through the permutation.
+ * PoCL (2-core AMD EPYC, float32): docs/searching.md. GPUs take it only
+ * where measured: none yet, so `auto` keeps the input's order there.
+ * $KILN_SEARCH_ORDER (auto, sorted, direct; read at each call) fixes it,
+ * for bench A/B runs and tests. */
+typedef enum search_order { ORDER_AUTO, ORDER_SORTED, ORDER_DIRECT } search_order;
+
+static kiln_status env_search_order(search_order *order) {
+  *order = ORDER_AUTO;
+  const char *v = getenv("KILN_SEARCH_ORDER");
+  if (!v || !*v || strcmp(v, "auto") == 0) return KILN_OK;
+  if (strcmp(v, "sorted") == 0 || strcmp(v, "direct") == 0) {
+    *order = v[0] == 's' ? ORDER_SORTED : ORDER_DIRECT;
+    return KILN_OK;
+  }
+  return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT,
+                        "searchsorted: KILN_SEARCH_ORDER=%s is none of sorted, direct, auto", v);
+}
+
+/* The sorted order under `auto` on CPU devices: a sorted array of 16 MiB
+ * or more (PoCL, 2-core AMD EPYC, float32 values n/10 in n: 4 MiB 8.8 ->
+ * 12.9 ms, slower; 12 MiB 42.5 -> 38.0; 40 MiB 239 -> 139; 400 MiB 5159 ->
+ * 1898), at least 2^16 values and a value every 64 elements (measured at
+ * one every 10 only). */
+#define SEARCH_SORTED_MIN_BYTES ((int64_t)16 << 20)
+#define SEARCH_SORTED_MIN_VALUES ((int64_t)1 << 16)
+
+static int sorted_order(const kiln_context *ctx, search_order order, const kiln_array *a,
+                        int64_t m) {
+  /* the order is a permutation of uint32 indices; one value has no order */
+  if (m < 2 || m > (int64_t)UINT32_MAX || a->size < 2) return 0;
+  if (order != ORDER_AUTO) return order == ORDER_SORTED;
+  return ctx->info.type == KILN_DEVICE_CPU &&
+         a->size * (int64_t)kiln_dtype_size(a->dtype) >= SEARCH_SORTED_MIN_BYTES &&
+         m >= SEARCH_SORTED_MIN_VALUES && m >= a->size / 64;
+}
+
 typedef struct search_state {
   kiln_array *owned[3];
+  kiln_array *keys, *perm;
   kiln_ix_output out;
   kiln_strbuf defines;
 } search_state;
@@ -51,6 +101,34 @@ static kiln_status check_sorter(kiln_context *ctx, kiln_stream *stream, const ki
                           "elements (NumPy: Sorter index out of range)",
                           what, (long long)(min < 0 ? min : max), (long long)length);
   return KILN_OK;
+}
+
+/* One launch of search.kl over the values: into out (int64 positions, or
+ * uint32 keys when stop > 0), in perm's order when perm. */
+typedef struct search_pass {
+  const kiln_array *out, *perm;
+  int use_table;
+  int64_t stop, shift;
+} search_pass;
+
+static kiln_status search_launch(kiln_context *ctx, kiln_stream *stream, search_state *st,
+                                 const kiln_array *a, const kiln_array *v, const kiln_array *s,
+                                 kiln_side side, const search_pass *pass) {
+  kiln_ix_args args = {0};
+  kiln_ix_arg_array(&args, pass->out);
+  kiln_ix_arg_array(&args, a);
+  kiln_ix_arg_array(&args, v);
+  kiln_ix_arg_array(&args, s ? s : a);                  /* never read without a sorter */
+  kiln_ix_arg_array(&args, pass->perm ? pass->perm : a); /* nor without an order */
+  kiln_ix_arg_int(&args, a->size);
+  kiln_ix_arg_int(&args, s != NULL);
+  kiln_ix_arg_int(&args, side == KILN_SIDE_RIGHT);
+  kiln_ix_arg_int(&args, pass->use_table);
+  kiln_ix_arg_int(&args, pass->perm != NULL);
+  kiln_ix_arg_int(&args, pass->stop);
+  kiln_ix_arg_int(&args, pass->shift);
+  return kiln_ix_launch(ctx, stream, kiln_builtin_search, kiln_strbuf_text(&st->defines),
+                        "kiln_searchsorted", v->size, &args);
 }
 
 static kiln_status search(kiln_context *ctx, kiln_operand sorted, kiln_operand values,
@@ -91,20 +169,38 @@ static kiln_status search(kiln_context *ctx, kiln_operand sorted, kiln_operand v
   int64_t table = kiln_ix_search_table(common);
   kiln_ix_search_defines(common, &st->defines);
   KILN_RETURN_IF_ERROR(kiln_strbuf_status(&st->defines));
-  kiln_ix_args args = {0};
-  kiln_ix_arg_array(&args, st->out.work);
-  kiln_ix_arg_array(&args, a);
-  kiln_ix_arg_array(&args, v);
-  kiln_ix_arg_array(&args, s ? s : a); /* never read without a sorter */
-  kiln_ix_arg_int(&args, a->size);
-  kiln_ix_arg_int(&args, s != NULL);
-  kiln_ix_arg_int(&args, side == KILN_SIDE_RIGHT);
   /* the table pays its load (per work-group) back where the bisection is
    * long and there are values enough to share it */
-  kiln_ix_arg_int(&args, a->size >= 4 * table && v->size >= table);
-  KILN_RETURN_IF_ERROR(kiln_ix_launch(ctx, stream, kiln_builtin_search,
-                                      kiln_strbuf_text(&st->defines), "kiln_searchsorted",
-                                      v->size, &args));
+  int use_table = a->size >= 4 * table && v->size >= table;
+  search_order order;
+  KILN_RETURN_IF_ERROR(env_search_order(&order));
+  if (!sorted_order(ctx, order, a, v->size)) {
+    search_pass pass = {st->out.work, NULL, use_table, 0, 0};
+    KILN_RETURN_IF_ERROR(search_launch(ctx, stream, st, a, v, s, side, &pass));
+    return kiln_ix_output_finish(ctx, stream, &st->out);
+  }
+  /* keys: lo >> shift once at most 2^shift elements are left, below
+   * 2^key_bits (lo <= length), key_bits = log2(table): the table's
+   * bisection alone, no step in global memory (PoCL, 1e6 float32 values
+   * in 1e7: 139 ms with 11 bits, 149 with 12, 170 with 16, 143 with 8; the
+   * input's order 239) */
+  int bits = 0;
+  while (bits < 63 && ((int64_t)1 << bits) <= a->size) bits++;
+  int key_bits = 0;
+  while (((int64_t)2 << key_bits) <= table) key_bits++;
+  int shift = bits > key_bits ? bits - key_bits : 0;
+  int64_t m = v->size;
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &m, &st->keys));
+  KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream(st->keys->buffer, stream));
+  KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &m, &st->perm));
+  KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream(st->perm->buffer, stream));
+  search_pass coarse = {st->keys, NULL, use_table, (int64_t)1 << shift, shift};
+  KILN_RETURN_IF_ERROR(search_launch(ctx, stream, st, a, v, s, side, &coarse));
+  KILN_RETURN_IF_ERROR(
+      kiln_sort_pairs_device(ctx, stream, st->keys, st->perm, 1, 0, bits - shift));
+  /* sorted values share the top of the tree: no table to load */
+  search_pass full = {st->out.work, st->perm, 0, 0, 0};
+  KILN_RETURN_IF_ERROR(search_launch(ctx, stream, st, a, v, s, side, &full));
   return kiln_ix_output_finish(ctx, stream, &st->out);
 }
 
@@ -119,5 +215,7 @@ kiln_status kiln_searchsorted(kiln_context *ctx, kiln_operand sorted, kiln_opera
   kiln_ix_output_free(&st.out);
   kiln_strbuf_free(&st.defines);
   for (int i = 0; i < 3; i++) kiln_array_release(st.owned[i]);
+  kiln_array_release(st.keys);
+  kiln_array_release(st.perm);
   return status;
 }

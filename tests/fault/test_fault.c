@@ -810,6 +810,18 @@ static kiln_status scenario_search(kiln_context *ctx, int *correct) {
   kiln_status s = kiln_searchsorted(ctx, kiln_operand_host(edges, KILN_FLOAT32, 1, &edges_n, NULL),
                                     x, NULL, KILN_SIDE_RIGHT,
                                     kiln_operand_host_output(at, KILN_INT64, 1, &n, NULL), NULL);
+  /* the values in their sorted order (core/sort/search.c: a coarse
+   * bisection, a radix sort of its keys, the bisection through them) */
+  static float sorted_x[N];
+  static int64_t at_sorted[N];
+  memcpy(sorted_x, host_x, sizeof sorted_x);
+  qsort(sorted_x, N, sizeof(float), compare_floats);
+  setenv("KILN_SEARCH_ORDER", "sorted", 1);
+  if (s == KILN_OK)
+    s = kiln_searchsorted(ctx, kiln_operand_host(sorted_x, KILN_FLOAT32, 1, &n, NULL), x, NULL,
+                          KILN_SIDE_LEFT,
+                          kiln_operand_host_output(at_sorted, KILN_INT64, 1, &n, NULL), NULL);
+  unsetenv("KILN_SEARCH_ORDER");
   if (s == KILN_OK)
     s = kiln_histogram(ctx, x, &o, kiln_operand_host_output(counts, KILN_INT64, 1, &four, NULL),
                        NULL, NULL);
@@ -832,6 +844,9 @@ static kiln_status scenario_search(kiln_context *ctx, int *correct) {
       int64_t w = 0;
       for (int e = 0; e < 5; e++) w += edges[e] <= host_x[i];
       ok = ok && at[i] == w;
+      int64_t smaller = 0;
+      for (int j = 0; j < N; j++) smaller += sorted_x[j] < host_x[i];
+      ok = ok && at_sorted[i] == smaller;
       want_counts[w < 1 ? 0 : w > 4 ? 3 : w - 1]++;
       want_bins[bins_of[i]]++;
       if (bins_of[i] > most) most = bins_of[i];
