@@ -293,6 +293,49 @@ static void test_streams_and_events(kiln_context *ctx) {
   CHECK_OK(kiln_stream_synchronize(ctx, s));
   CHECK_OK(kiln_array_to_host(dy, out, NULL));
   for (int64_t i = 0; i < n; i += 97) CHECK_CLOSE(out[i], 6 * x[i], 1e-6, 1e-6);
+  /* ordered across streams by an event: 40 launches on s add 2x to y each,
+   * then s2 (after its wait) adds y to z and the default stream (after
+   * its own) reads y; the host waits for neither s nor, before z, s2 */
+  kiln_stream *s2 = NULL;
+  kiln_event *done = NULL;
+  kiln_array *dz = NULL;
+  REQUIRE_OK(kiln_stream_create(ctx, &s2));
+  REQUIRE_OK(kiln_event_create(ctx, &done));
+  CHECK_STATUS(kiln_stream_wait_event(s2, done), KILN_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("never recorded");
+  CHECK_STATUS(kiln_stream_wait_event(s2, NULL), KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE_OK(kiln_array_zeros(ctx, KILN_FLOAT32, 1, &n, &dz));
+  REQUIRE_OK(kiln_array_copy_into(dy, dz));
+  CHECK_OK(kiln_context_synchronize(ctx)); /* the fill and the copy are on the default stream */
+  for (int r = 0; r < 40; r++) CHECK_OK(kiln_kernel_launch(k, 1, &n, NULL, 4, args, s));
+  CHECK_OK(kiln_event_record(done, s));
+  CHECK_OK(kiln_stream_wait_event(s2, done));
+  kiln_arg add[4] = {kiln_arg_int64(n), kiln_arg_float32(1), kiln_arg_array(dy),
+                     kiln_arg_array(dz)};
+  CHECK_OK(kiln_kernel_launch(k, 1, &n, NULL, 4, add, s2));
+  CHECK_OK(kiln_stream_wait_event(NULL, done));
+  CHECK_OK(kiln_array_to_host(dy, out, NULL));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; i++) bad += fabsf(out[i] - 80 * x[i]) > 1e-4f * (1 + fabsf(x[i]));
+  CHECK_MSG(bad == 0, "y after the default stream's wait: %lld of %lld wrong", (long long)bad,
+            (long long)n);
+  CHECK_OK(kiln_stream_synchronize(ctx, s2));
+  CHECK_OK(kiln_array_to_host(dz, out, NULL));
+  bad = 0;
+  for (int64_t i = 0; i < n; i++) bad += fabsf(out[i] - 80 * x[i]) > 1e-4f * (1 + fabsf(x[i]));
+  CHECK_MSG(bad == 0, "z after s2's wait: %lld of %lld wrong", (long long)bad, (long long)n);
+  kiln_context *other = NULL;
+  if (kiln_context_create(NULL, &other) == KILN_OK) {
+    kiln_stream *foreign = NULL;
+    REQUIRE_OK(kiln_stream_create(other, &foreign));
+    CHECK_STATUS(kiln_stream_wait_event(foreign, done), KILN_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS("another context");
+    kiln_stream_release(foreign);
+    kiln_context_release(other);
+  }
+  kiln_array_release(dz);
+  kiln_event_release(done);
+  kiln_stream_release(s2);
   kiln_array_release(dx);
   kiln_array_release(dy);
   free(x);

@@ -137,6 +137,18 @@ kiln_status kiln_event_synchronize(kiln_event *event) {
   return event->ctx->ops->event_synchronize(event->ctx->device, event->event);
 }
 
+kiln_status kiln_stream_wait_event(kiln_stream *stream, kiln_event *event) {
+  KILN_CHECK_ARG(event);
+  if (!event->recorded)
+    return kiln_error_set(KILN_ERROR_INVALID_ARGUMENT, "event was never recorded");
+  kiln_context *ctx = event->ctx;
+  kiln_backend_stream *s = NULL;
+  KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
+  /* a backend without device-side waits: the host waits instead */
+  if (!ctx->ops->stream_wait_event) return ctx->ops->event_synchronize(ctx->device, event->event);
+  return ctx->ops->stream_wait_event(ctx->device, s, event->event);
+}
+
 kiln_status kiln_event_elapsed_ms(const kiln_event *start, const kiln_event *end, double *ms) {
   KILN_CHECK_ARG(start);
   KILN_CHECK_ARG(end);
