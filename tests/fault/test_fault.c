@@ -192,7 +192,7 @@ static kiln_status scenario_ufunc_host(kiln_context *ctx, int *correct) {
   return s;
 }
 
-/* Streams and events around a copy. */
+/* Streams and events around a copy, the default stream waiting for one. */
 static kiln_status scenario_streams(kiln_context *ctx, int *correct) {
   kiln_stream *stream = NULL;
   kiln_event *start = NULL, *end = NULL;
@@ -207,6 +207,7 @@ static kiln_status scenario_streams(kiln_context *ctx, int *correct) {
   if (s == KILN_OK) s = kiln_event_record(start, stream);
   if (s == KILN_OK) CREATE(s, kiln_array_copy(a, &b), b);
   if (s == KILN_OK) s = kiln_event_record(end, stream);
+  if (s == KILN_OK) s = kiln_stream_wait_event(NULL, end);
   if (s == KILN_OK) s = kiln_event_synchronize(end);
   double ms = -1;
   if (s == KILN_OK) s = kiln_event_elapsed_ms(start, end, &ms);
@@ -937,6 +938,7 @@ static kiln_status scenario_permutation(kiln_context *ctx, int *correct) {
   if (s == KILN_OK)
     CREATE(s, kiln_array_from_host(ctx, KILN_FLOAT32, 2, shape, NULL, host_x, &m), m);
   if (s == KILN_OK) s = kiln_random_shuffle(gen, m, stream);
+  if (s == KILN_OK) s = kiln_stream_synchronize(ctx, stream); /* to_host reads on the default */
   if (s == KILN_OK) s = kiln_array_to_host(m, moved, NULL);
   if (s == KILN_OK)
     s = kiln_random_permutation(check, NULL,

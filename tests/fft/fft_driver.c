@@ -168,6 +168,8 @@ static int run_case(kiln_context *ctx, const char *op) {
     for (int i = 0; i < rnd; i++) reversed[i] = rshape[rnd - 1 - i];
     kiln_array *t = NULL;
     status = kiln_array_zeros(ctx, rdtype, rnd, reversed, &t);
+    /* the fill is on the default stream, the call may be on another */
+    if (status == KILN_OK && stream) status = kiln_context_synchronize(ctx);
     if (status == KILN_OK) status = kiln_array_transpose(t, NULL, &out);
     kiln_array_release(t);
     output = kiln_operand_array(out);
