@@ -14,6 +14,10 @@
  *   put, any-wins: the permutation with KILN_INDEX_ANY_WINS (CuPy's
  *                 contract: no claim; the last row)
  *   a[a > 0]      n float32, half positive (mask select)
+ *   searchsorted, sorted / direct: the first row with
+ *                 KILN_SEARCH_ORDER=sorted, then =direct (the two orders
+ *                 of core/sort/search.c side by side; the first row takes
+ *                 whichever `auto` picks)
  *
  * beside a device copy of n float32 in the same process (the memory-speed
  * reference): median of 10 timed calls after a warm-up, each call waited
@@ -93,6 +97,19 @@ static double timed(problem *p, int which) {
                              kiln_operand_array(p->data),
                              (kiln_index_mode)(KILN_INDEX_WRAP | KILN_INDEX_ANY_WINS), NULL));
         break;
+      case 10:
+      case 11: { /* each order forced (core/sort/search.c), for A/B runs in one process */
+        const char *was = getenv("KILN_SEARCH_ORDER");
+        char *saved = was ? strdup(was) : NULL;
+        setenv("KILN_SEARCH_ORDER", which == 10 ? "sorted" : "direct", 1);
+        BENCH_CHECK(kiln_searchsorted(p->ctx, kiln_operand_array(p->sorted),
+                                      kiln_operand_array(p->queries), NULL, KILN_SIDE_LEFT,
+                                      kiln_operand_new(&made), NULL));
+        if (saved) setenv("KILN_SEARCH_ORDER", saved, 1);
+        else unsetenv("KILN_SEARCH_ORDER");
+        free(saved);
+        break;
+      }
       default: break;
     }
     BENCH_CHECK(kiln_context_synchronize(p->ctx));
@@ -184,7 +201,9 @@ int main(int argc, char **argv) {
               {"histogram 256 bins", 1.28, 1.28}, {"bincount n", 11.47, 11.47 / 2},
               {"take n random", 3.55, 3.55},     {"put n, permutation", 7.60, 7.60},
               {"put n, with repeats", 0, 0}, {"a[a > 0]", 1.87, 1.87},
-              {"take n random, raise", 0, 0}, {"put n, permutation, any-wins", 0, 0}};
+              {"take n random, raise", 0, 0}, {"put n, permutation, any-wins", 0, 0},
+              {"searchsorted, sorted", 2.45, 2.45},
+              {"searchsorted, direct", 2.45, 2.45}};
   const char *only = argc > 2 ? argv[2] : NULL;
   int at_issue_size = n == 100000000;
   printf("%-22s  %10s %8s %14s %10s %10s\n", "operation", "kiln ms", "x copy",
@@ -192,7 +211,7 @@ int main(int argc, char **argv) {
          at_issue_size ? "kiln/goal" : "");
   double copy = 0;
   int perm_ran = 0;
-  for (int w = 0; w < 10; w++) {
+  for (int w = 0; w < (int)(sizeof rows / sizeof rows[0]); w++) {
     if (w > 0 && only && !bench_name_matches(rows[w].name, only)) continue;
     double ms = timed(&p, w);
     if (w == 0) copy = ms;
