@@ -543,6 +543,35 @@ static void test_norm(kiln_context *ctx) {
   got = norm_of(ctx, kiln_operand_host(h, KILN_FLOAT16, 1, &three, NULL), &none, KILN_FLOAT16, 1);
   if (got) CHECK(got[0] == 5);
   free(got);
+  /* on a stream, a new float16 result cast from its float32 sums: the cast
+   * is queued on the stream too (the host waits for that stream alone) */
+  {
+    enum { HR = 700, HC = 301 };
+    uint16_t *hm = malloc(sizeof(uint16_t) * HR * HC);
+    double hcol[HC] = {0}, hwant = 0;
+    for (int k = 0; k < HR * HC; k++) {
+      hm[k] = kiln_float16_from_float((float)((k * 37 % 101) - 50) / 64.0f);
+      hcol[k % HC] += fabs((double)kiln_float16_to_float(hm[k]));
+    }
+    for (int c = 0; c < HC; c++) hwant = fmax(hwant, hcol[c]);
+    int64_t hshape[2] = {HR, HC};
+    kiln_array *dh = NULL, *hr = NULL;
+    kiln_stream *hs = NULL;
+    REQUIRE_OK(kiln_stream_create(ctx, &hs));
+    REQUIRE_OK(kiln_array_from_host(ctx, KILN_FLOAT16, 2, hshape, NULL, hm, &dh));
+    CHECK_OK(kiln_norm(ctx, kiln_operand_array(dh), kiln_operand_new(&hr), &one, hs));
+    CHECK_OK(kiln_stream_synchronize(ctx, hs));
+    if (hr) {
+      CHECK(kiln_array_dtype(hr) == KILN_FLOAT16);
+      uint16_t bits = 0;
+      CHECK_OK(kiln_array_to_host(hr, &bits, NULL));
+      CHECK_CLOSE(kiln_float16_to_float(bits), hwant, 2e-3, 0);
+    }
+    kiln_array_release(hr);
+    kiln_array_release(dh);
+    kiln_stream_release(hs);
+    free(hm);
+  }
   /* errors */
   kiln_array *r = (kiln_array *)1;
   kiln_norm_options nuc = {.order = KILN_NORM_NUC};

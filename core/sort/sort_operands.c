@@ -107,8 +107,9 @@ static kiln_status write_into(kiln_context *ctx, const kiln_array *out, const ki
     status = kiln_array_alloc(ctx, dst->dtype, dst->ndim, dst->shape, &tmp);
     if (status == KILN_OK) status = kiln_buffer_use_on_stream(tmp->buffer, stream);
     if (status == KILN_OK) status = fill(ctx, stream, tmp, data);
-    if (status == KILN_OK && stream) status = kiln_stream_synchronize(ctx, stream);
-    if (status == KILN_OK) status = kiln_array_copy_into(dst, tmp);
+    /* into place on the same stream, which the caller waits for */
+    if (status == KILN_OK) status = kiln_buffer_use_on_stream(dst->buffer, stream);
+    if (status == KILN_OK) status = kiln_ew_copy_on(dst, tmp, stream);
   }
   kiln_array_release(tmp);
   kiln_array_release(dst);

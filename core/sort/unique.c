@@ -79,14 +79,16 @@ static kiln_status write_output(kiln_context *ctx, const kiln_operand *o, kiln_a
     *o->value.result = kiln_array_retain(tmp);
     return KILN_OK;
   }
-  if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
   if (tmp->size == 0) return KILN_OK;
-  if (o->kind == KILN_OPERAND_HOST)
+  if (o->kind == KILN_OPERAND_HOST) {
+    if (stream) KILN_RETURN_IF_ERROR(kiln_stream_synchronize(ctx, stream));
     return kiln_array_to_host(tmp, o->value.host.writable, o->value.host.strides);
+  }
   kiln_array *head = NULL;
   kiln_slice s = {0, tmp->size, 1};
   KILN_RETURN_IF_ERROR(kiln_array_slice(o->value.array, 1, &s, &head));
-  kiln_status status = kiln_array_copy_into(head, tmp);
+  /* into place on the same stream, which the caller waits for */
+  kiln_status status = kiln_ix_copy(head, tmp, stream);
   kiln_array_release(head);
   return status;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/codegen/elementwise.h"
 #include "core/runtime/error.h"
 #include "core/stats/stats_internal.h"
 #include "kiln/stats.h"
@@ -110,10 +111,18 @@ static kiln_status matrix_abs_norm(kiln_context *ctx, kiln_array *x, kiln_dtype 
     kiln_reduce_options second = {.naxes = 2, .axes = {sum_axis, other}, .keepdims = keepdims};
     if (output.kind == KILN_OPERAND_NEW && kiln_array_dtype(sums) != result) {
       /* NumPy's dtype: reduce into a kept-dims temporary, then cast */
-      kiln_array *r = NULL;
+      kiln_array *r = NULL, *cast = NULL;
       status = kiln_ufunc_reduce(extreme, kiln_operand_array(sums), kiln_operand_new(&r),
                                  &second, stream);
-      if (status == KILN_OK) status = kiln_array_astype(r, result, output.value.result);
+      /* the cast on the reduction's stream, which the caller waits for */
+      if (status == KILN_OK)
+        status = kiln_array_empty(ctx, result, kiln_array_ndim(r), kiln_array_shape(r), &cast);
+      if (status == KILN_OK) status = kiln_ew_copy_on(cast, r, stream);
+      if (status == KILN_OK) {
+        *output.value.result = cast;
+        cast = NULL;
+      }
+      kiln_array_release(cast);
       kiln_array_release(r);
     } else {
       status = kiln_ufunc_reduce(extreme, kiln_operand_array(sums), output, &second, stream);
