@@ -265,7 +265,7 @@ static void test_histogram_bin_counts(kiln_context *ctx) {
  * coarse bisection's keys, a radix sort, the bisection through its
  * permutation): the sizes above with and without the table (the coarse
  * keys from the table alone, or from steps in global memory), the sorter,
- * and short arrays and few values; then `auto` over 16 MiB (the sorted
+ * and short arrays and few values; then `auto` at 2^23 float32 (the sorted
  * order on CPU devices, the input's on GPUs) and a bad setting. */
 static void test_searchsorted_sorted_order(kiln_context *ctx) {
   setenv("KILN_SEARCH_ORDER", "sorted", 1);
@@ -278,7 +278,32 @@ static void test_searchsorted_sorted_order(kiln_context *ctx) {
       for (int c = 0; c < 4; c++)
         check_search(ctx, dtypes[t], lengths[l], counts[c], (l + c) % 2, (int)(t + (size_t)c) % 2);
   unsetenv("KILN_SEARCH_ORDER");
-  check_search(ctx, KILN_FLOAT32, ((int64_t)4 << 20) + 3, 65543, 1, 1);
+  {
+    /* 2^23 + 3 float32, sorted by construction (pairs of ties), and a
+     * value every 64: `auto`'s sorted order on CPU devices */
+    int64_t big = ((int64_t)1 << 23) + 3, nv = 131101;
+    float *sa = malloc(sizeof(float) * (size_t)big), *sv = malloc(sizeof(float) * (size_t)nv);
+    int64_t *got = malloc(sizeof(int64_t) * (size_t)nv);
+    for (int64_t i = 0; i < big; i++) sa[i] = (float)(i / 2);
+    for (int64_t i = 0; i < nv; i++)
+      sv[i] = (float)floor(harness_rand_uniform(-5, (double)(big / 2) + 5)) + (i % 3 ? 0.5f : 0.0f);
+    sv[7] = NAN;
+    CHECK_OK(kiln_searchsorted(ctx, kiln_operand_host(sa, KILN_FLOAT32, 1, &big, NULL),
+                               kiln_operand_host(sv, KILN_FLOAT32, 1, &nv, NULL), NULL,
+                               KILN_SIDE_RIGHT,
+                               kiln_operand_host_output(got, KILN_INT64, 1, &nv, NULL), NULL));
+    for (int64_t i = 0, bad = 0; i < nv && bad < 3; i++) {
+      int64_t want = host_insertion(sa, KILN_FLOAT32, big, sv[i], 0, 1);
+      if (got[i] != want) {
+        bad++;
+        harness_fail(__FILE__, __LINE__, "auto, 2^23 + 3 float32: value %lld (%g) at %lld, "
+                     "expected %lld", (long long)i, sv[i], (long long)got[i], (long long)want);
+      }
+    }
+    free(sa);
+    free(sv);
+    free(got);
+  }
   setenv("KILN_SEARCH_ORDER", "backwards", 1);
   int64_t n = 3;
   float a[3] = {1, 2, 3};

@@ -59,12 +59,15 @@ static kiln_status env_search_order(search_order *order) {
                         "searchsorted: KILN_SEARCH_ORDER=%s is none of sorted, direct, auto", v);
 }
 
-/* The sorted order under `auto` on CPU devices: a sorted array of 16 MiB
- * or more (PoCL, 2-core AMD EPYC, float32 values n/10 in n: 4 MiB 8.8 ->
- * 12.9 ms, slower; 12 MiB 42.5 -> 38.0; 40 MiB 239 -> 139; 400 MiB 5159 ->
- * 1898), at least 2^16 values and a value every 64 elements (measured at
- * one every 10 only). */
-#define SEARCH_SORTED_MIN_BYTES ((int64_t)16 << 20)
+/* The sorted order under `auto` on CPU devices: a sorted array of 2^23
+ * elements or more, at least 2^16 values and a value every 64 elements
+ * (measured at one every 10 only). PoCL, 2-core AMD EPYC, n/10 values in
+ * n, the input's order -> the sorted order in one process, ms: float32
+ * 2^22 47-58 -> 52-55 (no gain), 2^23 144-146 -> 109-111, 1e7 189-229 ->
+ * 128-134; float64 2^22 69.5 -> 55-57, int64 2^22 46.5 -> 44-51,
+ * complex128 2^22 68 -> 72; float64, int64, complex128 2^23 198-207 ->
+ * 126-137, 125-128 -> 104-106, 176 -> 151 (docs/searching.md). */
+#define SEARCH_SORTED_MIN_LENGTH ((int64_t)1 << 23)
 #define SEARCH_SORTED_MIN_VALUES ((int64_t)1 << 16)
 
 static int sorted_order(const kiln_context *ctx, search_order order, const kiln_array *a,
@@ -72,8 +75,7 @@ static int sorted_order(const kiln_context *ctx, search_order order, const kiln_
   /* the order is a permutation of uint32 indices; one value has no order */
   if (m < 2 || m > (int64_t)UINT32_MAX || a->size < 2) return 0;
   if (order != ORDER_AUTO) return order == ORDER_SORTED;
-  return ctx->info.type == KILN_DEVICE_CPU &&
-         a->size * (int64_t)kiln_dtype_size(a->dtype) >= SEARCH_SORTED_MIN_BYTES &&
+  return ctx->info.type == KILN_DEVICE_CPU && a->size >= SEARCH_SORTED_MIN_LENGTH &&
          m >= SEARCH_SORTED_MIN_VALUES && m >= a->size / 64;
 }
 
