@@ -48,10 +48,19 @@ static double timed(problem *p, int which) {
     switch (which) {
       case 0: BENCH_CHECK(kiln_array_copy(p->data, &made)); break;
       case 1:
+      case 10:
+      case 11: { /* 10, 11: each order forced (core/sort/search.c), A/B in one process */
+        const char *was = getenv("KILN_SEARCH_ORDER");
+        char *saved = was ? strdup(was) : NULL;
+        if (which != 1) setenv("KILN_SEARCH_ORDER", which == 10 ? "sorted" : "direct", 1);
         BENCH_CHECK(kiln_searchsorted(p->ctx, kiln_operand_array(p->sorted),
                                       kiln_operand_array(p->queries), NULL, KILN_SIDE_LEFT,
                                       kiln_operand_new(&made), NULL));
+        if (saved) setenv("KILN_SEARCH_ORDER", saved, 1);
+        else unsetenv("KILN_SEARCH_ORDER");
+        free(saved);
         break;
+      }
       case 2: {
         kiln_histogram_options o = {.bins = 256, .has_range = 1, .range_min = -1, .range_max = 1};
         BENCH_CHECK(kiln_histogram(p->ctx, kiln_operand_array(p->data), &o,
@@ -97,19 +106,6 @@ static double timed(problem *p, int which) {
                              kiln_operand_array(p->data),
                              (kiln_index_mode)(KILN_INDEX_WRAP | KILN_INDEX_ANY_WINS), NULL));
         break;
-      case 10:
-      case 11: { /* each order forced (core/sort/search.c), for A/B runs in one process */
-        const char *was = getenv("KILN_SEARCH_ORDER");
-        char *saved = was ? strdup(was) : NULL;
-        setenv("KILN_SEARCH_ORDER", which == 10 ? "sorted" : "direct", 1);
-        BENCH_CHECK(kiln_searchsorted(p->ctx, kiln_operand_array(p->sorted),
-                                      kiln_operand_array(p->queries), NULL, KILN_SIDE_LEFT,
-                                      kiln_operand_new(&made), NULL));
-        if (saved) setenv("KILN_SEARCH_ORDER", saved, 1);
-        else unsetenv("KILN_SEARCH_ORDER");
-        free(saved);
-        break;
-      }
       default: break;
     }
     BENCH_CHECK(kiln_context_synchronize(p->ctx));

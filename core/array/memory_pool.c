@@ -119,9 +119,7 @@ static kiln_status pool_get(kiln_context *ctx, kiln_memory_pool **out) {
 static kiln_status wait_events(kiln_context *ctx, pool_block *block) {
   kiln_status status = KILN_OK;
   for (int i = 0; i < block->nevents; i++) {
-    kiln_status s = ctx->ops->stream_wait_event
-                        ? ctx->ops->stream_wait_event(ctx->device, NULL, block->events[i])
-                        : ctx->ops->event_synchronize(ctx->device, block->events[i]);
+    kiln_status s = kiln_backend_wait_event(ctx, NULL, block->events[i]);
     if (status == KILN_OK) status = s;
     ctx->ops->event_destroy(ctx->device, block->events[i]);
   }
@@ -277,10 +275,7 @@ kiln_status kiln_buffer_use_on_stream(kiln_buffer *b, kiln_stream *stream) {
   kiln_backend_event *event = NULL;
   KILN_RETURN_IF_ERROR(ctx->ops->event_create(ctx->device, &event));
   kiln_status status = ctx->ops->event_record(ctx->device, event, NULL);
-  if (status == KILN_OK)
-    status = ctx->ops->stream_wait_event
-                 ? ctx->ops->stream_wait_event(ctx->device, side, event)
-                 : ctx->ops->event_synchronize(ctx->device, event);
+  if (status == KILN_OK) status = kiln_backend_wait_event(ctx, side, event);
   ctx->ops->event_destroy(ctx->device, event);
   return status;
 }

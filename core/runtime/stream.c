@@ -144,9 +144,13 @@ kiln_status kiln_stream_wait_event(kiln_stream *stream, kiln_event *event) {
   kiln_context *ctx = event->ctx;
   kiln_backend_stream *s = NULL;
   KILN_RETURN_IF_ERROR(kiln_stream_backend(ctx, stream, &s));
-  /* a backend without device-side waits: the host waits instead */
-  if (!ctx->ops->stream_wait_event) return ctx->ops->event_synchronize(ctx->device, event->event);
-  return ctx->ops->stream_wait_event(ctx->device, s, event->event);
+  return kiln_backend_wait_event(ctx, s, event->event);
+}
+
+kiln_status kiln_backend_wait_event(kiln_context *ctx, kiln_backend_stream *stream,
+                                    kiln_backend_event *event) {
+  if (!ctx->ops->stream_wait_event) return ctx->ops->event_synchronize(ctx->device, event);
+  return ctx->ops->stream_wait_event(ctx->device, stream, event);
 }
 
 kiln_status kiln_event_elapsed_ms(const kiln_event *start, const kiln_event *end, double *ms) {

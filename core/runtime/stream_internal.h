@@ -16,6 +16,11 @@ kiln_status kiln_stream_backend(kiln_context *ctx, kiln_stream *stream,
 /* The stream's process-unique id (0 for NULL, the default stream). */
 uint64_t kiln_stream_id(const kiln_stream *stream);
 
+/* Makes the backend stream (NULL: the default) wait for event on the
+ * device; the host waits instead where the backend has no such wait. */
+kiln_status kiln_backend_wait_event(kiln_context *ctx, kiln_backend_stream *stream,
+                                    kiln_backend_event *event);
+
 /* Records a new backend event on the live stream of ctx with that id
  * (*out: the caller destroys it), or sets *out to NULL when that stream was
  * released meanwhile (its work was then finished before it went). */

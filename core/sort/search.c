@@ -186,10 +186,8 @@ static kiln_status search(kiln_context *ctx, kiln_operand sorted, kiln_operand v
    * bisection alone, no step in global memory (PoCL, 1e6 float32 values
    * in 1e7: 139 ms with 11 bits, 149 with 12, 170 with 16, 143 with 8; the
    * input's order 239) */
-  int bits = 0;
-  while (bits < 63 && ((int64_t)1 << bits) <= a->size) bits++;
-  int key_bits = 0;
-  while (((int64_t)2 << key_bits) <= table) key_bits++;
+  int bits = kiln_sort_bit_length((uint64_t)a->size);
+  int key_bits = kiln_sort_bit_length((uint64_t)table) - 1;
   int shift = bits > key_bits ? bits - key_bits : 0;
   int64_t m = v->size;
   KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, KILN_UINT32, 1, &m, &st->keys));

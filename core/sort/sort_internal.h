@@ -50,6 +50,9 @@ kiln_sort_key_format kiln_sort_key_format_of(kiln_dtype dtype);
  * key merges NaNs and the zeros, so floats move by permutation). */
 int kiln_sort_keys_invertible(kiln_dtype dtype);
 
+/* The bits of v: the least b with v < 2^b (0 for 0). */
+int kiln_sort_bit_length(uint64_t v);
+
 /* The work of one sort: elements of `src` (a C-contiguous device array,
  * rows of row_len elements, or the segments of `offsets`: nseg + 1 int64 on
  * the device) ordered by their keys, then by row or segment when there is

@@ -33,7 +33,7 @@ int kiln_sort_keys_invertible(kiln_dtype dtype) {
   }
 }
 
-static int bit_length(uint64_t v) {
+int kiln_sort_bit_length(uint64_t v) {
   int b = 0;
   while (v) b++, v >>= 1;
   return b;
@@ -141,7 +141,7 @@ static kiln_status permutation(const kiln_sort_job *job, kiln_array **perm, kiln
   }
   if (local || job->nseg <= 1) return KILN_OK;
   /* then stably by row or segment, which keeps the key order inside each */
-  int bits = bit_length((uint64_t)(job->nseg - 1));
+  int bits = kiln_sort_bit_length((uint64_t)(job->nseg - 1));
   kiln_dtype seg_dtype = bits > 32 ? KILN_UINT64 : KILN_UINT32;
   KILN_RETURN_IF_ERROR(kiln_array_alloc(ctx, seg_dtype, 1, &n, segment_keys));
   KILN_RETURN_IF_ERROR(kiln_buffer_use_on_stream((*segment_keys)->buffer, job->stream));
