@@ -36,6 +36,8 @@ static void test_device_info(kiln_context *ctx) {
   CHECK(info.architecture[0]);
   CHECK(info.global_memory > 0 && info.local_memory > 0);
   CHECK(info.compute_units > 0 && info.max_work_group_size > 0);
+  CHECK(info.cache_size < info.global_memory);
+  if (strcmp(info.backend, "opencl") != 0) CHECK(info.cache_size > 0); /* the L2 */
   CHECK(info.has_double == 0 || info.has_double == 1);
   CHECK(info.type == KILN_DEVICE_GPU || info.type == KILN_DEVICE_CPU || info.type == KILN_DEVICE_OTHER);
   if (strcmp(info.backend, "opencl") != 0) CHECK(info.type == KILN_DEVICE_GPU);

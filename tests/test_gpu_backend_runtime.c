@@ -129,10 +129,11 @@ static void run_device_info(const backend_case *c) {
   CHECK(count >= 1);
   kiln_device_info info;
   REQUIRE_OK(ops->device_info(NULL, 0, &info));
-  printf("  %s device 0: %s, %s, %s, %llu MiB, %u CUs, local %llu, wg %llu\n", ops->name,
-         info.name, info.architecture, info.driver_version,
+  printf("  %s device 0: %s, %s, %s, %llu MiB, %u CUs, local %llu, wg %llu, L2 %llu\n",
+         ops->name, info.name, info.architecture, info.driver_version,
          (unsigned long long)(info.global_memory >> 20), info.compute_units,
-         (unsigned long long)info.local_memory, (unsigned long long)info.max_work_group_size);
+         (unsigned long long)info.local_memory, (unsigned long long)info.max_work_group_size,
+         (unsigned long long)info.cache_size);
   CHECK(strcmp(info.backend, ops->name) == 0);
   CHECK(info.index == 0);
   CHECK(info.name[0] != '\0');
@@ -143,6 +144,8 @@ static void run_device_info(const backend_case *c) {
   CHECK(info.global_memory >= (64ull << 20));
   CHECK(info.local_memory >= 16384);
   CHECK(info.compute_units >= 1);
+  /* every CUDA and AMD GPU has an L2 of at least 256 KiB */
+  CHECK(info.cache_size >= (256u << 10) && info.cache_size < info.global_memory);
   CHECK(info.max_work_group_size >= 256);
   CHECK(info.has_double);
   CHECK_STATUS(ops->device_info(NULL, count, &info), KILN_ERROR_NOT_FOUND);

@@ -19,6 +19,7 @@
 #define MOCK_STATIC_SHARED 1024
 #define MOCK_SHARED_DEFAULT 49152
 #define MOCK_SHARED_OPTIN 102400
+#define MOCK_L2_BYTES (6 << 20)
 #define MOCK_MAX_THREADS 256
 
 static struct {
@@ -74,6 +75,7 @@ static kiln_status mock_device_attribute(int ordinal, gpu_device_attribute attri
     case GPU_DEVICE_MAX_SHARED_PER_BLOCK: *value = MOCK_SHARED_DEFAULT; break;
     case GPU_DEVICE_MAX_SHARED_PER_BLOCK_OPTIN: *value = MOCK_SHARED_OPTIN; break;
     case GPU_DEVICE_WARP_SIZE: *value = 32; break;
+    case GPU_DEVICE_L2_CACHE_BYTES: *value = MOCK_L2_BYTES; break;
     default: return mock_fail(KILN_ERROR_INTERNAL, "mockAttribute");
   }
   return KILN_OK;
@@ -402,6 +404,7 @@ static void test_device_info(kiln_context *ctx) {
   CHECK(info.max_buffer_size == 1ull << 33);
   CHECK(info.local_memory == MOCK_SHARED_OPTIN);
   CHECK(info.compute_units == 7);
+  CHECK(info.cache_size == MOCK_L2_BYTES);
   CHECK(info.max_work_group_size == 1024);
   CHECK(info.has_double == 1);
   CHECK_STATUS(gpu_device_info(&mock_runtime, NULL, 2, &info), KILN_ERROR_NOT_FOUND);

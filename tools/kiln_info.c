@@ -17,9 +17,9 @@ static void print_device(const kiln_device_info *d) {
   printf("        vendor %s; platform %s; driver %s; arch %s\n", d->vendor, d->platform,
          d->driver_version, d->architecture);
   printf("        %u compute units, %.1f GiB global memory, %llu KiB local memory,\n"
-         "        work-groups up to %llu, float64 %s\n",
+         "        %.1f MiB global memory cache, work-groups up to %llu, float64 %s\n",
          d->compute_units, (double)d->global_memory / (1024.0 * 1024 * 1024),
-         (unsigned long long)(d->local_memory / 1024),
+         (unsigned long long)(d->local_memory / 1024), (double)d->cache_size / (1024.0 * 1024),
          (unsigned long long)d->max_work_group_size, d->has_double ? "yes" : "no");
 }
 

@@ -57,6 +57,7 @@ static kiln_status cuda_device_attribute(int ordinal, gpu_device_attribute attri
       which = CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
       break;
     case GPU_DEVICE_WARP_SIZE: which = CU_DEVICE_ATTRIBUTE_WARP_SIZE; break;
+    case GPU_DEVICE_L2_CACHE_BYTES: which = CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE; break;
     default:
       return kiln_error_set(KILN_ERROR_INTERNAL, "cuda: unknown device attribute %d",
                             (int)attribute);

@@ -76,15 +76,17 @@ static kiln_status fill_info(const gpu_runtime *runtime, int index,
   /* one allocation may take the whole device memory */
   info->max_buffer_size = info->global_memory;
   info->type = KILN_DEVICE_GPU;
-  int compute_units = 0, max_threads = 0;
+  int compute_units = 0, max_threads = 0, l2_bytes = 0;
   KILN_RETURN_IF_ERROR(runtime->device_attribute(index, GPU_DEVICE_COMPUTE_UNITS,
                                                  &compute_units));
   KILN_RETURN_IF_ERROR(runtime->device_attribute(
       index, GPU_DEVICE_MAX_THREADS_PER_BLOCK, &max_threads));
+  KILN_RETURN_IF_ERROR(runtime->device_attribute(index, GPU_DEVICE_L2_CACHE_BYTES, &l2_bytes));
   size_t shared_default = 0, shared_optin = 0;
   KILN_RETURN_IF_ERROR(shared_limits(runtime, index, &shared_default, &shared_optin));
   info->compute_units = compute_units > 0 ? (uint32_t)compute_units : 0;
   info->max_work_group_size = max_threads > 0 ? (uint64_t)max_threads : 0;
+  info->cache_size = l2_bytes > 0 ? (uint64_t)l2_bytes : 0;
   /* what a launch can use: kiln opts in above the default (gpu_launch.c) */
   info->local_memory = shared_optin;
   info->has_double = 1; /* every CUDA and HIP device has float64 */

@@ -62,7 +62,8 @@ typedef enum gpu_device_attribute {
   GPU_DEVICE_MAX_THREADS_PER_BLOCK,
   GPU_DEVICE_MAX_SHARED_PER_BLOCK,       /* usable without opting in */
   GPU_DEVICE_MAX_SHARED_PER_BLOCK_OPTIN, /* usable after opting in */
-  GPU_DEVICE_WARP_SIZE
+  GPU_DEVICE_WARP_SIZE,
+  GPU_DEVICE_L2_CACHE_BYTES              /* the last-level cache */
 } gpu_device_attribute;
 
 typedef enum gpu_function_attribute {

@@ -63,6 +63,7 @@ static kiln_status hip_device_attribute(int ordinal, gpu_device_attribute attrib
       which = hipDeviceAttributeMaxSharedMemoryPerBlock;
       break;
     case GPU_DEVICE_WARP_SIZE: which = hipDeviceAttributeWarpSize; break;
+    case GPU_DEVICE_L2_CACHE_BYTES: which = hipDeviceAttributeL2CacheSize; break;
     default:
       return kiln_error_set(KILN_ERROR_INTERNAL, "hip: unknown device attribute %d",
                             (int)attribute);

@@ -37,6 +37,7 @@ enum {
 };
 
 enum {
+  hipDeviceAttributeL2CacheSize = 19,
   hipDeviceAttributeMaxThreadsPerBlock = 56,
   hipDeviceAttributeMultiprocessorCount = 63,
   hipDeviceAttributeMaxSharedMemoryPerBlock = 74,

@@ -298,7 +298,7 @@ kiln_status kiln_opencl_device_info(const kiln_backend_config *config, int index
   opencl_device_ref ref = {0};
   size_t max_work_group_size = 0;
   cl_uint compute_units = 0;
-  cl_ulong global_memory = 0, local_memory = 0, max_allocation = 0, device_type = 0;
+  cl_ulong global_memory = 0, local_memory = 0, max_allocation = 0, device_type = 0, cache = 0;
   cl_device_fp_config double_config = 0;
   KILN_CHECK_ARG(info);
   memset(info, 0, sizeof *info);
@@ -319,6 +319,7 @@ kiln_status kiln_opencl_device_info(const kiln_backend_config *config, int index
   KILN_RETURN_IF_ERROR(
       DEVICE_VALUE(cl, ref.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, &max_allocation));
   KILN_RETURN_IF_ERROR(DEVICE_VALUE(cl, ref.device, CL_DEVICE_TYPE, &device_type));
+  KILN_RETURN_IF_ERROR(DEVICE_VALUE(cl, ref.device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, &cache));
   KILN_RETURN_IF_ERROR(
       DEVICE_VALUE(cl, ref.device, CL_DEVICE_MAX_COMPUTE_UNITS, &compute_units));
   KILN_RETURN_IF_ERROR(
@@ -334,6 +335,7 @@ kiln_status kiln_opencl_device_info(const kiln_backend_config *config, int index
                : (device_type & CL_DEVICE_TYPE_CPU) ? KILN_DEVICE_CPU
                                                     : KILN_DEVICE_OTHER;
   info->local_memory = local_memory;
+  info->cache_size = cache;
   info->compute_units = compute_units;
   info->max_work_group_size = max_work_group_size;
   info->has_double = double_config != 0;

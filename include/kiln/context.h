@@ -40,6 +40,11 @@ typedef struct kiln_device_info {
   uint32_t compute_units;
   uint64_t max_work_group_size;
   int has_double;                /* nonzero when float64 kernels can run */
+  /* Bytes of the global memory cache as the driver reports it (0: none
+   * reported): the L2 on CUDA and HIP, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE on
+   * OpenCL, where NVIDIA's driver gives its first-level caches (4 MiB on
+   * the H100, whose L2 holds 50) and PoCL the CPU's last-level cache. */
+  uint64_t cache_size;
 } kiln_device_info;
 
 /* Settings of a context. Fill with kiln_context_options_init() first: fields
