@@ -261,12 +261,46 @@ static void test_histogram_bin_counts(kiln_context *ctx) {
   free(a);
 }
 
+/* `auto` on big float32 arrays sorted by construction (pairs of ties), nv
+ * values with NaN among them, side right, against the host's bisection. */
+static void check_auto_big(kiln_context *ctx, int64_t big, int64_t nv, const char *label) {
+  float *sa = malloc(sizeof(float) * (size_t)big), *sv = malloc(sizeof(float) * (size_t)nv);
+  int64_t *got = malloc(sizeof(int64_t) * (size_t)nv);
+  if (!sa || !sv || !got) {
+    harness_fail(__FILE__, __LINE__, "auto, %s: out of host memory", label);
+    free(sa);
+    free(sv);
+    free(got);
+    return;
+  }
+  for (int64_t i = 0; i < big; i++) sa[i] = (float)(i / 2);
+  for (int64_t i = 0; i < nv; i++)
+    sv[i] = (float)floor(harness_rand_uniform(-5, (double)(big / 2) + 5)) + (i % 3 ? 0.5f : 0.0f);
+  sv[7] = NAN;
+  CHECK_OK(kiln_searchsorted(ctx, kiln_operand_host(sa, KILN_FLOAT32, 1, &big, NULL),
+                             kiln_operand_host(sv, KILN_FLOAT32, 1, &nv, NULL), NULL,
+                             KILN_SIDE_RIGHT,
+                             kiln_operand_host_output(got, KILN_INT64, 1, &nv, NULL), NULL));
+  for (int64_t i = 0, bad = 0; i < nv && bad < 3; i++) {
+    int64_t want = host_insertion(sa, KILN_FLOAT32, big, sv[i], 0, 1);
+    if (got[i] != want) {
+      bad++;
+      harness_fail(__FILE__, __LINE__, "auto, %s: value %lld (%g) at %lld, expected %lld", label,
+                   (long long)i, sv[i], (long long)got[i], (long long)want);
+    }
+  }
+  free(sa);
+  free(sv);
+  free(got);
+}
+
 /* The values visited in their sorted order (KILN_SEARCH_ORDER=sorted: a
  * coarse bisection's keys, a radix sort, the bisection through its
  * permutation): the sizes above with and without the table (the coarse
  * keys from the table alone, or from steps in global memory), the sorter,
- * and short arrays and few values; then `auto` at 2^23 float32 (the sorted
- * order on CPU devices, the input's on GPUs) and a bad setting. */
+ * and short arrays and few values; then `auto` where it takes the sorted
+ * order (core/sort/search.c): 2^23 float32 on CPU devices, 4 times the
+ * cache on GPUs (the input's order on the other); and a bad setting. */
 static void test_searchsorted_sorted_order(kiln_context *ctx) {
   setenv("KILN_SEARCH_ORDER", "sorted", 1);
   test_searchsorted_table(ctx);
@@ -278,31 +312,21 @@ static void test_searchsorted_sorted_order(kiln_context *ctx) {
       for (int c = 0; c < 4; c++)
         check_search(ctx, dtypes[t], lengths[l], counts[c], (l + c) % 2, (int)(t + (size_t)c) % 2);
   unsetenv("KILN_SEARCH_ORDER");
-  {
-    /* 2^23 + 3 float32, sorted by construction (pairs of ties), and a
-     * value every 64: `auto`'s sorted order on CPU devices */
-    int64_t big = ((int64_t)1 << 23) + 3, nv = 131101;
-    float *sa = malloc(sizeof(float) * (size_t)big), *sv = malloc(sizeof(float) * (size_t)nv);
-    int64_t *got = malloc(sizeof(int64_t) * (size_t)nv);
-    for (int64_t i = 0; i < big; i++) sa[i] = (float)(i / 2);
-    for (int64_t i = 0; i < nv; i++)
-      sv[i] = (float)floor(harness_rand_uniform(-5, (double)(big / 2) + 5)) + (i % 3 ? 0.5f : 0.0f);
-    sv[7] = NAN;
-    CHECK_OK(kiln_searchsorted(ctx, kiln_operand_host(sa, KILN_FLOAT32, 1, &big, NULL),
-                               kiln_operand_host(sv, KILN_FLOAT32, 1, &nv, NULL), NULL,
-                               KILN_SIDE_RIGHT,
-                               kiln_operand_host_output(got, KILN_INT64, 1, &nv, NULL), NULL));
-    for (int64_t i = 0, bad = 0; i < nv && bad < 3; i++) {
-      int64_t want = host_insertion(sa, KILN_FLOAT32, big, sv[i], 0, 1);
-      if (got[i] != want) {
-        bad++;
-        harness_fail(__FILE__, __LINE__, "auto, 2^23 + 3 float32: value %lld (%g) at %lld, "
-                     "expected %lld", (long long)i, sv[i], (long long)got[i], (long long)want);
-      }
-    }
-    free(sa);
-    free(sv);
-    free(got);
+  /* a value every 64: `auto`'s sorted order on CPU devices */
+  check_auto_big(ctx, ((int64_t)1 << 23) + 3, 131101, "2^23 + 3 float32");
+  kiln_device_info info;
+  CHECK_OK(kiln_context_device_info(ctx, &info));
+  if (info.type == KILN_DEVICE_GPU) {
+    /* a value every 10 in 4 times the cache (32 MiB at least): the sorted
+     * order on GPUs */
+    uint64_t cache = info.cache_size > ((uint64_t)32 << 20) ? info.cache_size : (uint64_t)32 << 20;
+    int64_t big = (int64_t)(cache + 3);
+    printf("  auto on %s: %lld float32 (4 x %.1f MiB), %lld values\n", info.name,
+           (long long)big, (double)cache / (1 << 20), (long long)(big / 10));
+    check_auto_big(ctx, big, big / 10, "4 x the cache, float32");
+  } else {
+    printf("  auto at 4 x the cache: %s is no GPU, the CPU case above covers auto here\n",
+           info.name);
   }
   setenv("KILN_SEARCH_ORDER", "backwards", 1);
   int64_t n = 3;

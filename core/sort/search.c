@@ -41,8 +41,8 @@ void kiln_ix_search_defines(kiln_dtype dtype, kiln_strbuf *out) {
  * bisection of each value (the work-group table's, to an 11-bit key for
  * 4-byte elements, see below), a radix sort of those bits (two passes over
  * m keys and indices) and the values read through the permutation.
- * PoCL (2-core AMD EPYC, float32): docs/searching.md. GPUs take it only
- * where measured: none yet, so `auto` keeps the input's order there.
+ * Measured on PoCL (2-core AMD EPYC) and the H100 (CUDA and NVIDIA's
+ * OpenCL): docs/searching.md; `auto`'s rules below.
  * $KILN_SEARCH_ORDER (auto, sorted, direct; read at each call) fixes it,
  * for bench A/B runs and tests. */
 typedef enum search_order { ORDER_AUTO, ORDER_SORTED, ORDER_DIRECT } search_order;
@@ -70,13 +70,32 @@ static kiln_status env_search_order(search_order *order) {
 #define SEARCH_SORTED_MIN_LENGTH ((int64_t)1 << 23)
 #define SEARCH_SORTED_MIN_VALUES ((int64_t)1 << 16)
 
+/* On GPUs, where the sorted array exceeds 4 times the device's cache and
+ * there is a value every 16 elements. H100 (50 MiB of L2), CUDA, the
+ * sorted order's time over the input's, n/10 values in n: float32 2^24
+ * (67 MB) 1.05, 2^25 (134 MB) 0.95, 2^26 (268 MB) 0.84, 1e8 0.76; float64
+ * and int64 2^25 (268 MB) 0.94-0.95, 2^26 0.75, 1e8 0.69-0.70; n values
+ * 0.69-0.81 from 268 MB; n/100 values lose below 268 MB and gain 0.84-0.94
+ * above (left to the input's order). NVIDIA's OpenCL the same within 0.03,
+ * though it reports 4 MiB of first-level caches as its cache: the floor of
+ * 32 MiB keeps such a report from taking the order for tables the L2
+ * holds (1.2-3x slower there). */
+#define SEARCH_SORTED_GPU_CACHE_FLOOR ((uint64_t)32 << 20)
+
+/* Whether kiln_searchsorted visits the values in their sorted order. */
 static int sorted_order(const kiln_context *ctx, search_order order, const kiln_array *a,
                         int64_t m) {
   /* the order is a permutation of uint32 indices; one value has no order */
   if (m < 2 || m > (int64_t)UINT32_MAX || a->size < 2) return 0;
   if (order != ORDER_AUTO) return order == ORDER_SORTED;
-  return ctx->info.type == KILN_DEVICE_CPU && a->size >= SEARCH_SORTED_MIN_LENGTH &&
-         m >= SEARCH_SORTED_MIN_VALUES && m >= a->size / 64;
+  if (m < SEARCH_SORTED_MIN_VALUES) return 0;
+  if (ctx->info.type == KILN_DEVICE_CPU)
+    return a->size >= SEARCH_SORTED_MIN_LENGTH && m >= a->size / 64;
+  if (ctx->info.type != KILN_DEVICE_GPU) return 0;
+  uint64_t cache = ctx->info.cache_size > SEARCH_SORTED_GPU_CACHE_FLOOR
+                       ? ctx->info.cache_size
+                       : SEARCH_SORTED_GPU_CACHE_FLOOR;
+  return (uint64_t)a->size * kiln_dtype_size(a->dtype) >= 4 * cache && m >= a->size / 16;
 }
 
 typedef struct search_state {
