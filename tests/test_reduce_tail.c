@@ -3,7 +3,8 @@
  * core/codegen/reduce_tree.c). The tail must give the bits of separate
  * launches and of kiln's tree emulated on the host, for sums with vector
  * and scalar first passes, integer sums, argmax with ties and a NaN, and a
- * two-input custom reduction, at sizes of 2, 3, 17 chunks and of three
+ * two-input custom reduction, max (whose tail loads in bigger batches:
+ * an associative combine), at sizes of 2, 3, 17 chunks and of three
  * passes (the tail running two), in several work-group sizes; its counter
  * must be back at zero after every call (the same reduction again and
  * again on changing data, interleaved with scans sharing the scratch), and
@@ -13,9 +14,10 @@
 
 DEFINE_TREE(tree_f64, double)
 
-enum { SUM32, SUM64_STRIDED, SUM_INT8, ARGMAX, CUSTOM, NKINDS };
+enum { SUM32, SUM64_STRIDED, SUM_INT8, ARGMAX, CUSTOM, MAX32, NKINDS };
 static const char *const kind_names[NKINDS] = {"sum float32", "sum float64 (every other)",
-                                               "sum int8", "argmax float32", "custom"};
+                                               "sum int8",    "argmax float32",
+                                               "custom",      "max float32"};
 
 static kiln_reduction *make_custom(kiln_context *ctx) {
   return make_xy_sum(ctx, "tail_custom", "(float)(kiln_i % 7) * x - (float)y");
@@ -47,7 +49,7 @@ static data make_data(int kind, int64_t n) {
     d.x = x;
   } else {
     d.x = malloc((size_t)n * 4);
-    harness_fill_random(d.x, KILN_FLOAT32, n, 0, 1);
+    harness_fill_random(d.x, KILN_FLOAT32, n, kind == MAX32 ? -1 : 0, 1);
   }
   if (kind == CUSTOM) {
     d.y = malloc((size_t)n * 4);
@@ -78,6 +80,11 @@ static void reference(int kind, const data *d, unsigned char out[8]) {
     int64_t s = 0;
     for (int64_t i = 0; i < n; i++) s += ((const int8_t *)d->x)[i];
     memcpy(out, &s, 8);
+  } else if (kind == MAX32) { /* one of the elements: the same bits in any order */
+    const float *x = d->x;
+    float v = x[0];
+    for (int64_t i = 1; i < n; i++) v = x[i] > v ? x[i] : v;
+    memcpy(out, &v, 4);
   } else if (kind == ARGMAX) {
     const float *x = d->x;
     int64_t best = 0;
@@ -119,12 +126,14 @@ static kiln_status upload(kiln_context *ctx, int kind, const data *d, kiln_array
 }
 
 /* One reduction of kind over all of x (and y), into 8 bytes at out. */
-static kiln_status reduce(kiln_context *ctx, int kind, kiln_ufunc *add, kiln_reduction *custom,
+static kiln_status reduce(kiln_context *ctx, int kind, kiln_ufunc *add, kiln_ufunc *max,
+                          kiln_reduction *custom,
                           const kiln_array *x, const kiln_array *y, int group, void *out) {
   kiln_reduce_options opt = kiln_reduce_all();
   opt.work_group_size = group;
   kiln_operand o = kiln_operand_host_output(out, out_dtype(kind), 0, NULL, NULL);
   if (kind == ARGMAX) return kiln_argmax(ctx, kiln_operand_array(x), o, &opt, NULL);
+  if (kind == MAX32) return kiln_ufunc_reduce(max, kiln_operand_array(x), o, &opt, NULL);
   if (kind == CUSTOM) {
     kiln_operand two[2] = {kiln_operand_array(x), kiln_operand_array(y)};
     return kiln_reduction_call(custom, 2, two, o, &opt, NULL);
@@ -133,7 +142,7 @@ static kiln_status reduce(kiln_context *ctx, int kind, kiln_ufunc *add, kiln_red
 }
 
 static void show(int kind, const unsigned char v[8], char *text, size_t size) {
-  if (kind == SUM32) snprintf(text, size, "%.9g", harness_get(v, KILN_FLOAT32, 0));
+  if (kind == SUM32 || kind == MAX32) snprintf(text, size, "%.9g", harness_get(v, KILN_FLOAT32, 0));
   else if (kind == SUM64_STRIDED) snprintf(text, size, "%.17g", harness_get(v, KILN_FLOAT64, 0));
   else snprintf(text, size, "%lld", (long long)harness_get(v, KILN_INT64, 0));
 }
@@ -146,15 +155,16 @@ static void test_tail_bits(kiln_context *ctx) {
    * (in one round of a 64-item group, not in a 32-item one) */
   static const int64_t sizes[] = {4097, 3 * 4096 - 5, 16 * 4096 + 3, 4096 * 4096 + 1};
   static const int groups[] = {0, 32, 64, 160};
-  kiln_ufunc *add = NULL;
+  kiln_ufunc *add = NULL, *max = NULL;
   REQUIRE_OK(kiln_ufunc_builtin(ctx, "add", &add));
+  REQUIRE_OK(kiln_ufunc_builtin(ctx, "maximum", &max));
   kiln_reduction *custom = make_custom(ctx);
   CHECK_MSG(custom != NULL, "the custom reduction: %s", kiln_last_error());
   for (int kind = 0; kind < NKINDS && custom; kind++) {
     for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
       int64_t n = sizes[t];
       /* the largest size once per kind, in two group sizes */
-      if (t == 3 && kind != SUM32 && kind != ARGMAX) continue;
+      if (t == 3 && kind != SUM32 && kind != ARGMAX && kind != MAX32) continue;
       data d = make_data(kind, n);
       kiln_array *x = NULL, *y = NULL;
       CHECK_OK(upload(ctx, kind, &d, &x, &y));
@@ -165,10 +175,10 @@ static void test_tail_bits(kiln_context *ctx) {
         int group = groups[g];
         unsigned char fused[8] = {0}, separate[8] = {0};
         uint64_t before = kiln_rt_tail_launches();
-        CHECK_OK(reduce(ctx, kind, add, custom, x, y, group, fused));
+        CHECK_OK(reduce(ctx, kind, add, max, custom, x, y, group, fused));
         uint64_t ran = kiln_rt_tail_launches() - before;
         kiln_rt_allow_tail(0);
-        CHECK_OK(reduce(ctx, kind, add, custom, x, y, group, separate));
+        CHECK_OK(reduce(ctx, kind, add, max, custom, x, y, group, separate));
         kiln_rt_allow_tail(1);
         /* the later passes fit one round of the group: a chunk a slot */
         int64_t later = (n + 4095) / 4096, slots = (group ? group : 256) / 32;
@@ -193,6 +203,7 @@ static void test_tail_bits(kiln_context *ctx) {
     }
   }
   kiln_reduction_release(custom);
+  kiln_ufunc_release(max);
   kiln_ufunc_release(add);
 }
 
@@ -216,7 +227,7 @@ static void test_tail_again(kiln_context *ctx) {
   for (int r = 0; r < 12 && x[0] && x[1]; r++) {
     int i = r % 2;
     float got = 0;
-    CHECK_OK(reduce(ctx, SUM32, add, NULL, x[i], NULL, r % 3 == 0 ? 64 : 0, &got));
+    CHECK_OK(reduce(ctx, SUM32, add, NULL, NULL, x[i], NULL, r % 3 == 0 ? 64 : 0, &got));
     CHECK_MSG(memcmp(&got, &want[i], 4) == 0, "call %d: %.9g, the tree gives %.9g", r, got,
               want[i]);
     if (r % 4 == 1) {

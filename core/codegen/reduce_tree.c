@@ -755,8 +755,20 @@ static void append_tail(const kiln_rt_spec *spec, int keep_ndim, kiln_strbuf *b)
   /* the tail's batch of loads: its registers count for the whole kernel,
    * so no more than the first pass's own (H100, sum of 1e8 float32: a
    * batch of 8 keeps 32 registers, 16 takes 40, 32 takes 64 and runs the
-   * first pass at half occupancy, 0.171 ms against 0.153) */
-  append_pass_loop(spec, 0, RT_STORE_EITHER, 0, KILN_RT_TAIL_BATCH, 1, keep_ndim, 1, "0", "1", b);
+   * first pass at half occupancy, 0.171 ms against 0.153; 10 0.153-0.154,
+   * 12 and more 0.165-0.172 against 0.151 with 8). The tail is the
+   * critical path's end: each lane folds its 128 partials in order, a
+   * batch of loads at a time, so a batch is one L2 round trip (the tail
+   * left out, the same kernel takes 0.144-0.148 ms for sum, 0.150 for
+   * max and min, 0.152 for argmax). The first pass of an associative
+   * combine (the split chunk, the arg's indices) keeps registers enough
+   * for a batch of 16 (one device call, two runs each, ms; 8 / 16 / 32):
+   * max 0.158-0.160 / 0.150-0.152 / 0.147-0.149, min 0.159-0.160 /
+   * 0.150-0.151 / 0.146-0.150, argmax 0.163-0.165 / 0.156-0.161 /
+   * 0.165-0.169. A register bound of 8 groups a multiprocessor
+   * (KILN_GROUP_BOUNDS(256, 8)) spills instead: 0.157-0.300. */
+  int batch = spec->associative ? KILN_RT_ASSOCIATIVE_TAIL_BATCH : KILN_RT_TAIL_BATCH;
+  append_pass_loop(spec, 0, RT_STORE_EITHER, 0, batch, 1, keep_ndim, 1, "0", "1", b);
   kiln_strbuf_append(b,
                      "      kiln_barrier();\n"
                      "      kiln_n = nchunks;\n"

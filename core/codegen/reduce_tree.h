@@ -38,8 +38,10 @@
 #define KILN_RT_SHORT_RUN 4
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
 /* The batch of loads of the later passes run in a first pass's last
- * work-group (measured, reduce_tree.c) */
+ * work-group (measured, reduce_tree.c): of an exactly associative combine
+ * (min, max, arg reductions), whose first pass keeps more registers */
 #define KILN_RT_TAIL_BATCH 8
+#define KILN_RT_ASSOCIATIVE_TAIL_BATCH 16
 
 typedef struct kiln_rt_spec {
   const char *name;                      /* identifier: entry-point prefix and cache key */
