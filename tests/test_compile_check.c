@@ -17,6 +17,7 @@
  * source to dir/<name>.cu (to read the PTX with nvcc -ptx and ptxas -v).
  * When the compiler library is missing the program exits 77 (SKIPPED)
  * with the reason. */
+#include <ctype.h>
 #include <dirent.h>
 
 #include "backends/backend.h"
@@ -50,12 +51,19 @@ static void add_suite_kernels(kiln_catalog *catalog) {
         compare_names);
 }
 
-/* KILN_CHECK_DUMP: the composed source, as the compiler gets it. */
-static void dump_source(const char *name, const char *full) {
+/* KILN_CHECK_DUMP: the composed source, as the compiler gets it, in a
+ * file named after its catalog index and name, every character of the
+ * name but letters, digits, '.', '_' and '-' as '_' (names hold spaces
+ * and slashes, "reduction ufunc_add pass 100 1/1 vector tail", and repeat
+ * across dtypes: the index keeps the files apart). */
+static void dump_source(int index, const char *name, const char *full) {
   const char *dir = getenv("KILN_CHECK_DUMP");
   if (!dir || !full) return;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s.cu", dir, name);
+  char file[256], path[1024];
+  snprintf(file, sizeof file, "%04d_%s", index, name);
+  for (char *c = file; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '_' && *c != '-') *c = '_';
+  snprintf(path, sizeof path, "%s/%s.cu", dir, file);
   FILE *f = fopen(path, "w");
   if (!f) {
     harness_fail(__FILE__, __LINE__, "cannot write %s", path);
@@ -101,7 +109,7 @@ static void test_compile_everything(kiln_context *unused) {
       char *full = NULL, *log = NULL;
       size_t size = 0;
       CHECK_OK(kiln_source_compose(ops, catalog.entries[i].source, &full));
-      dump_source(catalog.entries[i].name, full);
+      dump_source(i, catalog.entries[i].name, full);
       kiln_status s = ops->compile_for_target(full, NULL, target, &size, &log);
       if (s == KILN_ERROR_UNAVAILABLE) {
         harness_skip("%s compiler not available: %s", backend, kiln_last_error());
