@@ -14,7 +14,8 @@
  * different sixths): only the sources whose catalog index i has
  * (i + offset) % k == 0; the GPU runs and developers leave it unset and
  * compile every source; KILN_CHECK_DUMP=dir: also writes each composed
- * source to dir/<name>.cu (to read the PTX with nvcc -ptx and ptxas -v).
+ * source to dir/<index>_<name>.cu (dump_source; to read NVRTC's PTX with
+ * ptxas -v).
  * When the compiler library is missing the program exits 77 (SKIPPED)
  * with the reason. */
 #include <ctype.h>

@@ -753,10 +753,10 @@ static void append_tail(const kiln_rt_spec *spec, int keep_ndim, kiln_strbuf *b)
                       "      int64_t nchunks = (kiln_n + %d) / %d;\n",
                       KILN_RT_CHUNK - 1, KILN_RT_CHUNK);
   /* the tail's batch of loads: its registers count for the whole kernel,
-   * so no more than the first pass's own (H100, sum of 1e8 float32: a
-   * batch of 8 keeps 32 registers, 16 takes 40, 32 takes 64 and runs the
-   * first pass at half occupancy, 0.171 ms against 0.153; 10 0.153-0.154,
-   * 12 and more 0.165-0.172 against 0.151 with 8). The tail is the
+   * so no more than the first pass's own (H100, sum of 1e8 float32: the
+   * kernel keeps 36 registers with a batch of 8 or 10 and 44 with 12 or
+   * 16, ptxas for sm_90 of NVRTC 13.0, 7 work-groups a multiprocessor
+   * against 5; 8 0.151 ms, 10 0.153-0.154, 12 to 32 0.165-0.172). The tail is the
    * critical path's end: each lane folds its 128 partials in order, a
    * batch of loads at a time, so a batch is one L2 round trip (the tail
    * left out, the same kernel takes 0.144-0.148 ms for sum, 0.150 for

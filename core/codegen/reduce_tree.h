@@ -38,8 +38,9 @@
 #define KILN_RT_SHORT_RUN 4
 #define KILN_RT_SERIAL 2 /* the `col` of the serial variant (kiln_rt_source) */
 /* The batch of loads of the later passes run in a first pass's last
- * work-group (measured, reduce_tree.c): of an exactly associative combine
- * (min, max, arg reductions), whose first pass keeps more registers */
+ * work-group (measured, reduce_tree.c): sums and the like, and exactly
+ * associative combines (min, max, arg reductions), whose first pass keeps
+ * registers enough for the bigger batch */
 #define KILN_RT_TAIL_BATCH 8
 #define KILN_RT_ASSOCIATIVE_TAIL_BATCH 16
 
