@@ -719,7 +719,8 @@ static void append_pass_loop(const kiln_rt_spec *spec, int first, rt_store store
  * would, so the same bits, with no launch between them. Each work-item
  * fences its own stores before the group counts itself in, and the last
  * group fences before reading and reads the partials through volatile
- * pointers (other compute units' stores: not through a stale cache). Pass
+ * pointers (other compute units' stores: not through a stale cache; plain
+ * loads behind an L1 prefetch read a stale partial on an H100). Pass
  * t reads region t % 2 (region 0: the first pass's qv) and writes the
  * other, or the output once one chunk is left. */
 static void append_tail(const kiln_rt_spec *spec, int keep_ndim, kiln_strbuf *b) {
